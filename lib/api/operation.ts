@@ -1,0 +1,43 @@
+import type { ErrorCode } from "@/lib/errors";
+
+export type JsonSchema = Record<string, unknown>;
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** How a path parameter is checked before any database access. */
+export type ParamKind = "uuid" | "catalogId" | "version";
+
+/**
+ * One /v1 operation: the single description from which the route validates its input and
+ * `/v1/openapi.json` documents it.
+ */
+export type Operation = {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI form, e.g. `/v1/tools/{toolId}`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** `key`: a bearer API key; `operator`: KINDGI_OPERATOR_TOKEN (the route exists only when it is set); `none`: public. */
+  auth: "key" | "operator" | "none";
+  params?: Record<string, { kind: ParamKind; description: string }>;
+  /** Query parameters, each a JSON Schema of a scalar; unknown ones are refused. */
+  query?: Record<string, JsonSchema & { description: string }>;
+  body?: {
+    schema: JsonSchema;
+    /** `schema`: the wrapper validates the whole body; `top-level`: only unknown top-level fields, the service validates the rest. */
+    validation: "schema" | "top-level";
+    /** An empty body is allowed (treated as `{}`). */
+    optional?: boolean;
+  };
+  /** Success responses by status. */
+  responses: Record<number, { description: string; schema: JsonSchema }>;
+  /** Error codes this operation can answer with, besides the ones every route has. */
+  errors: ErrorCode[];
+  /** Honours the Idempotency-Key header. */
+  idempotent?: boolean;
+};
+
+export function defineOperation<const T extends Operation>(operation: T): T {
+  return operation;
+}

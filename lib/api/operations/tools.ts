@@ -1,0 +1,150 @@
+import { defineOperation } from "@/lib/api/operation";
+import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
+import { EFFECT_KINDS, registerToolBodySchema, toolManifestSchema } from "@/lib/tools/manifest-schema";
+
+const toolParams = { toolId: { kind: "catalogId", description: "Tool id, e.g. `acme.verify-citation`." } } as const;
+const versionParams = { ...toolParams, version: { kind: "version", description: "Exact version, e.g. `1.2.0`." } } as const;
+
+const versionSummary = {
+  type: "object",
+  required: ["version", "status", "isLatest", "registeredAt", "statusChangedAt"],
+  properties: { version: { type: "string" }, status: { enum: ["active", "unregistered"] }, isLatest: { type: "boolean" }, registeredAt: dateTime, statusChangedAt: nullable(dateTime) },
+} as const;
+
+export const toolVersionSchema = {
+  type: "object",
+  required: ["toolId", "version", "projectId", "status", "isLatest", "registeredAt", "registeredBy", "statusChangedAt", "manifest"],
+  properties: {
+    toolId: { type: "string" },
+    version: { type: "string" },
+    projectId: uuid,
+    status: { enum: ["active", "unregistered"] },
+    isLatest: { type: "boolean", description: "This is the highest active version." },
+    registeredAt: dateTime,
+    registeredBy: uuid,
+    statusChangedAt: nullable(dateTime),
+    manifest: { ...toolManifestSchema, description: "The manifest exactly as registered." },
+  },
+} as const;
+
+const toolSummary = {
+  type: "object",
+  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "registeredAt"],
+  properties: {
+    toolId: { type: "string" },
+    projectId: uuid,
+    latestVersion: { type: "string" },
+    description: { type: "string" },
+    mutating: { type: "boolean" },
+    transport: { enum: ["auto", "native", "mcp"] },
+    effects: { type: "array", items: { enum: [...EFFECT_KINDS] } },
+    tags: { type: "array", items: { type: "string" }, description: "From `metadata.tags`." },
+    registeredAt: dateTime,
+  },
+} as const;
+
+export const registerToolOperation = defineOperation({
+  operationId: "registerTool",
+  method: "POST",
+  path: "/v1/tools",
+  tag: "Tools",
+  summary: "Register a tool manifest",
+  description:
+    "Body is a ToolManifest (Tool 1.3.0 minus its runtime handler) plus `projectId`. Validated with validateToolManifest: the schema, then `input`/`output` compile as Draft 2020-12 (MCP tools: their declared dialect), endpoint forms, URL template placeholders only in path and query. Metadata only: the handler is not uploaded.",
+  auth: "key",
+  idempotent: true,
+  body: { validation: "top-level", schema: registerToolBodySchema },
+  responses: { 201: { description: "Tool registered.", schema: { type: "object", required: ["toolId"], properties: { toolId: { type: "string" }, version: { type: "string" } } } } },
+  errors: ["bad-input", "unknown-field", "validation-failed", "tool-already-registered", "tool-project-mismatch", "permission-denied"],
+});
+
+export const listToolsOperation = defineOperation({
+  operationId: "listTools",
+  method: "GET",
+  path: "/v1/tools",
+  tag: "Tools",
+  summary: "List tools (latest active version of each), ordered by id",
+  auth: "key",
+  query: {
+    ...pageQuery,
+    projectId: { ...uuid, description: "Only this project's tools." },
+    q: { type: "string", minLength: 1, maxLength: 200, description: "Case-insensitive search over id, description and tags." },
+    effect: { enum: [...EFFECT_KINDS], description: "Only tools declaring this effect kind." },
+    mutating: { type: "boolean", description: "Only mutating (true) or read-only (false) tools." },
+    transport: { enum: ["auto", "native", "mcp"], description: "Only tools with this transport." },
+  },
+  responses: { 200: { description: "A page of tools.", schema: pageOf(toolSummary) } },
+  errors: ["bad-input", "unknown-field"],
+});
+
+export const getToolOperation = defineOperation({
+  operationId: "getTool",
+  method: "GET",
+  path: "/v1/tools/{toolId}",
+  tag: "Tools",
+  summary: "Get a tool: its latest active version and the list of its versions",
+  auth: "key",
+  params: toolParams,
+  responses: {
+    200: {
+      description: "The tool.",
+      schema: {
+        type: "object",
+        required: ["toolId", "projectId", "latestVersion", "latest", "versions", "createdAt"],
+        properties: { toolId: { type: "string" }, projectId: uuid, latestVersion: nullable({ type: "string" }), latest: nullable(toolVersionSchema), versions: { type: "array", items: versionSummary }, createdAt: dateTime },
+      },
+    },
+  },
+  errors: ["bad-input", "not-found"],
+});
+
+export const listToolVersionsOperation = defineOperation({
+  operationId: "listToolVersions",
+  method: "GET",
+  path: "/v1/tools/{toolId}/versions",
+  tag: "Tools",
+  summary: "List a tool's versions, newest first",
+  auth: "key",
+  params: toolParams,
+  query: { ...pageQuery },
+  responses: { 200: { description: "A page of versions.", schema: pageOf(versionSummary) } },
+  errors: ["bad-input", "not-found", "unknown-field"],
+});
+
+export const getToolVersionOperation = defineOperation({
+  operationId: "getToolVersion",
+  method: "GET",
+  path: "/v1/tools/{toolId}/versions/{version}",
+  tag: "Tools",
+  summary: "Get one version of a tool, with its manifest exactly as registered",
+  auth: "key",
+  params: versionParams,
+  responses: { 200: { description: "The version.", schema: toolVersionSchema } },
+  errors: ["bad-input", "not-found"],
+});
+
+export const unregisterToolVersionOperation = defineOperation({
+  operationId: "unregisterToolVersion",
+  method: "POST",
+  path: "/v1/tools/{toolId}/versions/{version}/unregister",
+  tag: "Tools",
+  summary: "Hide a version from resolution and lists (never deleted)",
+  auth: "key",
+  idempotent: true,
+  params: versionParams,
+  responses: { 200: { description: "The version, now unregistered.", schema: toolVersionSchema } },
+  errors: ["bad-input", "unknown-field", "not-found", "permission-denied"],
+});
+
+export const reinstateToolVersionOperation = defineOperation({
+  operationId: "reinstateToolVersion",
+  method: "POST",
+  path: "/v1/tools/{toolId}/versions/{version}/reinstate",
+  tag: "Tools",
+  summary: "Bring an unregistered version back",
+  auth: "key",
+  idempotent: true,
+  params: versionParams,
+  responses: { 200: { description: "The version, active again.", schema: toolVersionSchema } },
+  errors: ["bad-input", "unknown-field", "not-found", "permission-denied"],
+});

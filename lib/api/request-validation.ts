@@ -1,0 +1,133 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { AppError, type Issue } from "@/lib/errors";
+import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+addFormats(ajv);
+const queryAjv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: true });
+addFormats(queryAjv);
+
+const compiled = new WeakMap<object, ValidateFunction>();
+function compile(instance: Ajv2020, schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = instance.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+const pointerEscape = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Ajv errors as `{path, message}` issues with JSON pointers. */
+export function ajvIssues(errors: ErrorObject[] | null | undefined, prefix = ""): Issue[] {
+  const issues: Issue[] = [];
+  for (const error of errors ?? []) {
+    let path = prefix + error.instancePath;
+    let message = error.message ?? "is invalid";
+    if (error.keyword === "additionalProperties") {
+      const field = String((error.params as { additionalProperty: string }).additionalProperty);
+      path += "/" + pointerEscape(field);
+      message = `unknown field ${JSON.stringify(field)}`;
+    } else if (error.keyword === "required") {
+      const field = String((error.params as { missingProperty: string }).missingProperty);
+      path += "/" + pointerEscape(field);
+      message = "is required";
+    } else if (error.keyword === "enum") {
+      message = `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues).map(String).join(", ")}`;
+    }
+    if (!issues.some((issue) => issue.path === path && issue.message === message)) issues.push({ path, message });
+  }
+  return issues;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const VERSION = /^\d+\.\d+\.\d+$/;
+
+/** True for any UUID form (the database stores them lower-case). */
+export const isUuid = (value: string) => UUID.test(value);
+
+function checkParam(kind: ParamKind, value: string): boolean {
+  switch (kind) {
+    case "uuid":
+      return UUID.test(value);
+    case "version":
+      return VERSION.test(value);
+    case "catalogId":
+      return value.length >= 1 && value.length <= 200 && !/[\u0000-\u001f]/.test(value);
+  }
+}
+
+export function validateParams(operation: Operation, raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  const issues: Issue[] = [];
+  for (const [name, spec] of Object.entries(operation.params ?? {})) {
+    const value = raw[name] ?? "";
+    if (!checkParam(spec.kind, value)) issues.push({ path: `/${name}`, message: `malformed ${name}` });
+    params[name] = spec.kind === "uuid" ? value.toLowerCase() : value;
+  }
+  if (issues.length) throw new AppError("bad-input", issues.map((issue) => issue.message).join("; "), { issues });
+  return params;
+}
+
+export function validateQuery(operation: Operation, searchParams: URLSearchParams): Record<string, unknown> {
+  const declared = operation.query ?? {};
+  const query: Record<string, unknown> = {};
+  const unknown: Issue[] = [];
+  for (const [name, value] of searchParams) {
+    if (!(name in declared)) unknown.push({ path: `/${name}`, message: `unknown query parameter ${JSON.stringify(name)}` });
+    else if (name in query) unknown.push({ path: `/${name}`, message: `query parameter ${JSON.stringify(name)} is given twice` });
+    else query[name] = value;
+  }
+  if (unknown.length) throw new AppError("unknown-field", unknown[0].message, { issues: unknown });
+  const schema = querySchemaOf(operation);
+  const validate = compile(queryAjv, schema);
+  if (!validate(query)) {
+    const issues = ajvIssues(validate.errors);
+    throw new AppError("bad-input", `invalid query: ${issues.map((i) => `${i.path.slice(1)} ${i.message}`).join("; ")}`, { issues });
+  }
+  return query;
+}
+
+const querySchemas = new WeakMap<Operation, JsonSchema>();
+/** The query parameters as one object schema. */
+export function querySchemaOf(operation: Operation): JsonSchema {
+  let schema = querySchemas.get(operation);
+  if (!schema) {
+    schema = { type: "object", properties: operation.query ?? {}, additionalProperties: false };
+    querySchemas.set(operation, schema);
+  }
+  return schema;
+}
+
+/** Validates a parsed JSON body against the operation's schema. */
+export function validateBody(operation: Operation, body: unknown): void {
+  const spec = operation.body;
+  if (!spec) {
+    if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
+      const issues = isPlainObject(body)
+        ? Object.keys(body).map((field) => ({ path: `/${pointerEscape(field)}`, message: `unknown field ${JSON.stringify(field)}` }))
+        : [{ path: "", message: "this operation takes no body" }];
+      throw new AppError(isPlainObject(body) ? "unknown-field" : "bad-input", issues[0].message, { issues });
+    }
+    return;
+  }
+  if (!isPlainObject(body)) throw new AppError("bad-input", "the request body must be a JSON object", { issues: [{ path: "", message: "must be an object" }] });
+  const properties = (spec.schema.properties ?? {}) as Record<string, unknown>;
+  const unknownFields = Object.keys(body).filter((field) => !(field in properties));
+  if (unknownFields.length) {
+    const issues = unknownFields.map((field) => ({ path: `/${pointerEscape(field)}`, message: `unknown field ${JSON.stringify(field)}` }));
+    throw new AppError("unknown-field", issues.map((issue) => issue.message).join("; "), { issues });
+  }
+  if (spec.validation === "top-level") return;
+  const validate = compile(ajv, spec.schema);
+  if (!validate(body)) {
+    const issues = ajvIssues(validate.errors);
+    throw new AppError("bad-input", issues.map((issue) => `${issue.path || "body"} ${issue.message}`).join("; "), { issues });
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

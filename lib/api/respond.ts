@@ -1,0 +1,24 @@
+import { stringifyResponse } from "@/lib/api/json";
+
+/** What a handler returns: a status and a body the wrapper serializes. */
+export type ApiResult = {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** The body holds a secret shown once (a new API key): never stored for idempotent replay. */
+  containsSecret?: boolean;
+};
+
+export const ok = (body: unknown, headers?: Record<string, string>): ApiResult => ({ status: 200, body, headers });
+export const created = (body: unknown, options: { containsSecret?: boolean } = {}): ApiResult => ({ status: 201, body, ...options });
+export const accepted = (body: unknown): ApiResult => ({ status: 202, body });
+
+export const baseHeaders = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+
+export function jsonResponse(status: number, bodyText: string, requestId: string, extra: Record<string, string> = {}): Response {
+  return new Response(bodyText, { status, headers: { ...baseHeaders, "X-Request-Id": requestId, ...extra } });
+}
+
+export function serialize(result: ApiResult): string {
+  return stringifyResponse(result.body);
+}

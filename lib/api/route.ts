@@ -1,0 +1,134 @@
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import { AppError, isAppError } from "@/lib/errors";
+import type { Operation } from "@/lib/api/operation";
+import { canonicalJson } from "@/lib/api/json";
+import { type ApiResult, jsonResponse, serialize } from "@/lib/api/respond";
+import { validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
+import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/api/idempotency";
+import type { Actor } from "@/lib/services/actor";
+import { authenticateApiKey } from "@/lib/services/authenticate";
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export type HandlerContext<A> = {
+  request: Request;
+  requestId: string;
+  actor: A;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+};
+
+type ActorOf<O extends Operation> = O["auth"] extends "key" ? Actor : null;
+type NextContext = { params: Promise<Record<string, string | string[]>> };
+
+/**
+ * The one route wrapper of /v1: request id → auth → params, query, body → idempotency → handler → error mapping.
+ * Handlers return data; they never build an error body.
+ */
+export function route<O extends Operation>(operation: O, handler: (context: HandlerContext<ActorOf<O>>) => Promise<ApiResult | Response>) {
+  return async (request: Request, context: NextContext): Promise<Response> => {
+    const requestId = randomUUID();
+    try {
+      const actor = (await authenticate(operation, request)) as ActorOf<O>;
+      const rawParams = Object.fromEntries(Object.entries((await context?.params) ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
+      const params = validateParams(operation, rawParams);
+      const query = validateQuery(operation, new URL(request.url).searchParams);
+      const body = await readBody(operation, request);
+      const run = async () => {
+        const result = await handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown> });
+        return result;
+      };
+      const idempotencyKey = operation.idempotent && actor ? validateIdempotencyKey(request.headers.get("idempotency-key")) : null;
+      if (!idempotencyKey || !actor) return toResponse(await run(), requestId);
+
+      const scope: IdempotencyScope = { tenantId: (actor as Actor).tenantId, callerId: (actor as Actor).callerId, method: operation.method, path: new URL(request.url).pathname, key: idempotencyKey };
+      const claim = await claimIdempotencyKey(scope, hashRequest(canonicalJson(body ?? null)));
+      if ("replay" in claim) return jsonResponse(claim.replay.status, claim.replay.body, requestId, { "X-Idempotent-Replay": "true" });
+      let result: ApiResult | Response;
+      try {
+        result = await run();
+      } catch (error) {
+        await releaseIdempotencyKey(scope).catch(() => {});
+        throw error;
+      }
+      if (result instanceof Response || result.status >= 400) {
+        await releaseIdempotencyKey(scope);
+        return toResponse(result, requestId);
+      }
+      const text = serialize(result);
+      await completeIdempotencyKey(scope, { status: result.status, body: text }, Boolean(result.containsSecret));
+      return jsonResponse(result.status, text, requestId, result.headers);
+    } catch (error) {
+      return errorResponse(error, requestId);
+    }
+  };
+}
+
+function toResponse(result: ApiResult | Response, requestId: string): Response {
+  if (result instanceof Response) {
+    result.headers.set("X-Request-Id", requestId);
+    if (!result.headers.has("Cache-Control")) result.headers.set("Cache-Control", "no-store");
+    return result;
+  }
+  return jsonResponse(result.status, serialize(result), requestId, result.headers);
+}
+
+/** The error envelope; an unexpected exception becomes a 500 whose details stay in the server log. */
+export function errorResponse(error: unknown, requestId: string): Response {
+  const appError = isAppError(error) ? error : null;
+  if (!appError) console.error(`[kindgi] request ${requestId} failed:`, error instanceof Error ? error.stack ?? error.message : error);
+  const envelope = appError
+    ? { error: { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}), requestId } }
+    : { error: { code: "internal-server-error", message: `unexpected error; the server log has it under request id ${requestId}`, requestId } };
+  return jsonResponse(appError ? appError.status : 500, JSON.stringify(envelope), requestId, appError?.headers);
+}
+
+async function authenticate(operation: Operation, request: Request): Promise<Actor | null> {
+  if (operation.auth === "none") return null;
+  const header = request.headers.get("authorization");
+  if (operation.auth === "operator") {
+    const expected = process.env.KINDGI_OPERATOR_TOKEN;
+    if (!expected) throw new AppError("not-found", `no route ${operation.method} ${new URL(request.url).pathname}`);
+    if (!header) throw new AppError("auth-missing", "this operation needs the operator token as a bearer token");
+    const given = Buffer.from(bearerToken(header));
+    const want = Buffer.from(expected);
+    if (given.length !== want.length || !timingSafeEqual(given, want)) throw new AppError("auth-invalid", "the operator token is not valid");
+    return null;
+  }
+  if (!header) throw new AppError("auth-missing", "send an API key as `Authorization: Bearer kgi_…`");
+  return authenticateApiKey(bearerToken(header));
+}
+
+function bearerToken(header: string): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError("auth-invalid", "the Authorization header must be `Bearer <token>`");
+  return match[1];
+}
+
+async function readBody(operation: Operation, request: Request): Promise<unknown> {
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
+  const buffer = await request.arrayBuffer();
+  if (buffer.byteLength > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(buffer);
+  } catch {
+    throw new AppError("bad-input", "the request body is not UTF-8");
+  }
+  let body: unknown;
+  if (text.trim() === "") {
+    if (operation.body && !operation.body.optional) throw new AppError("bad-input", "a JSON request body is required", { issues: [{ path: "", message: "is required" }] });
+    body = operation.body ? {} : undefined;
+  } else {
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      throw new AppError("bad-input", `the request body is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+  validateBody(operation, body);
+  return body;
+}

@@ -1,0 +1,35 @@
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { databaseConfig } from "@/lib/db/config";
+
+export type Db = PrismaClient;
+/** A client or an interactive transaction: what services pass around. */
+export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+const cache = globalThis as unknown as { kindgiDb?: Promise<PrismaClient> };
+
+// PGlite runs one statement at a time, so a transaction may wait its turn behind others.
+const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
+
+async function createClient(): Promise<PrismaClient> {
+  const config = databaseConfig();
+  if (config.kind === "postgresql") {
+    const { PrismaPg } = await import("@prisma/adapter-pg");
+    const adapter = new PrismaPg({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) });
+    return new PrismaClient({ adapter, transactionOptions });
+  }
+  const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
+  acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  const client = new PGlite(config.dataDir);
+  return new PrismaClient({ adapter: new PrismaPGlite(client), transactionOptions });
+}
+
+/** The process's one Prisma client, created on first use. */
+export function getDb(): Promise<PrismaClient> {
+  cache.kindgiDb ??= createClient().catch((error) => {
+    cache.kindgiDb = undefined;
+    throw error;
+  });
+  return cache.kindgiDb;
+}

@@ -1,0 +1,80 @@
+/**
+ * The one table of error codes. `code` is the stable contract of the API; the status is derived from it
+ * here and nowhere else. Services and the kernel throw `new AppError(code, message, details)`; only the
+ * route wrapper turns it into HTTP.
+ */
+export const errorStatus = {
+  /** The request body is not JSON, a required value is missing or malformed, an id is malformed, or a projectId is not the caller's. */
+  "bad-input": 400,
+  /** A request field that the operation does not define. */
+  "unknown-field": 400,
+  /** A manifest or definition breaks its schema or a rule; `details.issues` lists each problem with a JSON pointer. */
+  "validation-failed": 400,
+  /** No credential on a route that needs one. */
+  "auth-missing": 401,
+  /** A credential that is malformed or unknown. */
+  "auth-invalid": 401,
+  /** An API key that was revoked. */
+  "auth-revoked": 401,
+  /** The caller is known but its role does not allow the operation. */
+  "permission-denied": 403,
+  /** A cookie-authenticated unsafe request from an origin that is not ours. */
+  "csrf-origin-mismatch": 403,
+  /** No such resource for this caller (another tenant's resources are reported the same way). */
+  "not-found": 404,
+  /** The route exists but not with this method. */
+  "method-not-allowed": 405,
+  /** The same tool id and version are registered already. */
+  "tool-already-registered": 409,
+  /** The tool id lives in another project of the tenant. */
+  "tool-project-mismatch": 409,
+  /** The same agent id and version are registered already. */
+  "agent-already-registered": 409,
+  /** The agent id lives in another project of the tenant. */
+  "agent-project-mismatch": 409,
+  /** A project with that name exists in the tenant. */
+  "project-name-taken": 409,
+  /** The Idempotency-Key was used before with a different body. */
+  "idempotency-key-body-mismatch": 409,
+  /** The first request with this Idempotency-Key is still running; retry after `Retry-After` seconds. */
+  "idempotency-key-in-flight": 409,
+  /** The first response carried a secret (a new API key) and is never replayed. */
+  "idempotency-key-replay-withheld": 409,
+  /** The request body is larger than the API accepts. */
+  "payload-too-large": 413,
+  /** A tool range matches no active registered version. */
+  "tool-version-unresolvable": 422,
+  /** An unexpected failure; the details stay in the server log under the request id. */
+  "internal-server-error": 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export type Issue = { path: string; message: string };
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+/** A 404 that says nothing about whether the resource exists in another tenant. */
+export function notFound(what: string, id: string): AppError {
+  return new AppError("not-found", `${what} ${JSON.stringify(id)} was not found`, { id });
+}

@@ -1,0 +1,170 @@
+import semver from "semver";
+import { getDb, type DbTx } from "@/lib/db";
+import { AppError, notFound, type ErrorCode } from "@/lib/errors";
+import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
+import { audit } from "@/lib/services/audit";
+
+/**
+ * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
+ * versions, the highest active one marked latest. Versions are never deleted: unregister hides, reinstate restores.
+ */
+export type CatalogKind = "tool" | "agent";
+
+const codes: Record<CatalogKind, { alreadyRegistered: ErrorCode; projectMismatch: ErrorCode }> = {
+  tool: { alreadyRegistered: "tool-already-registered", projectMismatch: "tool-project-mismatch" },
+  agent: { alreadyRegistered: "agent-already-registered", projectMismatch: "agent-project-mismatch" },
+};
+
+export type CatalogVersionRow = {
+  id: string;
+  projectId: string;
+  entryId: string;
+  version: string;
+  name: string | null;
+  description: string | null;
+  tags: string[];
+  mutating: boolean | null;
+  transport: string | null;
+  effectKinds: string[];
+  document: string;
+  status: string;
+  isLatest: boolean;
+  registeredBy: string;
+  registeredAt: Date;
+  statusChangedAt: Date | null;
+};
+
+export type NewCatalogVersion = {
+  kind: CatalogKind;
+  projectId: unknown;
+  entryId: string;
+  version: string;
+  /** The document as registered, JSON text. */
+  document: string;
+  name?: string;
+  description?: string;
+  tags?: string[];
+  mutating?: boolean;
+  transport?: string;
+  effectKinds?: string[];
+};
+
+/** Recomputes which version of the entry is latest; the caller holds the entry's row lock. */
+async function refreshLatest(tx: DbTx, entryRowId: string): Promise<string | null> {
+  const versions = await tx.catalogVersion.findMany({ where: { entryRowId, status: "active" }, select: { version: true } });
+  const latest = versions.map((row) => row.version).sort(semver.rcompare)[0] ?? null;
+  await tx.catalogVersion.updateMany({ where: { entryRowId, isLatest: true, ...(latest ? { NOT: { version: latest } } : {}) }, data: { isLatest: false } });
+  if (latest) await tx.catalogVersion.updateMany({ where: { entryRowId, version: latest }, data: { isLatest: true } });
+  await tx.catalogEntry.update({ where: { id: entryRowId }, data: { latestVersion: latest } });
+  return latest;
+}
+
+/** Locks the entry row (creating the entry when new) so concurrent registrations of one id serialize. */
+async function lockEntry(tx: DbTx, actor: Actor, kind: CatalogKind, entryId: string, projectId: string) {
+  await tx.catalogEntry.createMany({ data: [{ tenantId: actor.tenantId, kind, entryId, projectId }], skipDuplicates: true });
+  return tx.catalogEntry.update({ where: { tenantId_kind_entryId: { tenantId: actor.tenantId, kind, entryId } }, data: { updatedAt: new Date() } });
+}
+
+/** Registers a new version; 409 when the id and version exist or the id lives in another project. */
+export async function registerCatalogVersion(actor: Actor, input: NewCatalogVersion): Promise<CatalogVersionRow> {
+  requireWrite(actor);
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    const projectId = await resolveWritableProject(tx, actor, input.projectId);
+    const entry = await lockEntry(tx, actor, input.kind, input.entryId, projectId);
+    if (entry.projectId !== projectId)
+      throw new AppError(codes[input.kind].projectMismatch, `${input.kind} ${JSON.stringify(input.entryId)} is registered in another project of this tenant`, { [`${input.kind}Id`]: input.entryId });
+    const { count } = await tx.catalogVersion.createMany({
+      data: [{
+        tenantId: actor.tenantId,
+        projectId,
+        entryRowId: entry.id,
+        kind: input.kind,
+        entryId: input.entryId,
+        version: input.version,
+        name: input.name ?? null,
+        description: input.description ?? null,
+        tags: input.tags ?? [],
+        searchText: [input.entryId, input.name ?? "", input.description ?? "", ...(input.tags ?? [])].join("\n").toLowerCase(),
+        mutating: input.mutating ?? null,
+        transport: input.transport ?? null,
+        effectKinds: input.effectKinds ?? [],
+        document: input.document,
+        registeredBy: actor.userId,
+      }],
+      skipDuplicates: true,
+    });
+    if (count === 0)
+      throw new AppError(codes[input.kind].alreadyRegistered, `${input.kind} ${JSON.stringify(input.entryId)} version ${input.version} is registered already`, { [`${input.kind}Id`]: input.entryId, version: input.version });
+    await refreshLatest(tx, entry.id);
+    await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
+    return tx.catalogVersion.findUniqueOrThrow({ where: { tenantId_kind_entryId_version: { tenantId: actor.tenantId, kind: input.kind, entryId: input.entryId, version: input.version } } });
+  });
+}
+
+export type CatalogFilters = { projectId?: string; q?: string; effect?: string; mutating?: boolean; transport?: string; tag?: string };
+
+/** Latest active version of each entry the actor can see, ordered by id. */
+export async function listCatalog(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<CatalogVersionRow>> {
+  const db = await getDb();
+  const after = decodeCursor(page.cursor) as [string] | undefined;
+  const rows = await db.catalogVersion.findMany({
+    where: {
+      tenantId: actor.tenantId,
+      kind,
+      isLatest: true,
+      ...projectFilter(actor, filters.projectId),
+      ...(filters.q ? { searchText: { contains: filters.q.toLowerCase() } } : {}),
+      ...(filters.effect ? { effectKinds: { has: filters.effect } } : {}),
+      ...(filters.mutating !== undefined ? { mutating: filters.mutating } : {}),
+      ...(filters.transport ? { transport: filters.transport } : {}),
+      ...(filters.tag ? { tags: { has: filters.tag } } : {}),
+      ...(after ? { entryId: { gt: String(after[0]) } } : {}),
+    },
+    orderBy: { entryId: "asc" },
+    take: page.limit + 1,
+  });
+  return toPage(rows, page.limit, (row) => [row.entryId], (row) => row);
+}
+
+async function findEntry(actor: Actor, kind: CatalogKind, entryId: string) {
+  const db = await getDb();
+  const entry = await db.catalogEntry.findUnique({ where: { tenantId_kind_entryId: { tenantId: actor.tenantId, kind, entryId } } });
+  if (!entry || (actor.projectId && entry.projectId !== actor.projectId)) throw notFound(kind, entryId);
+  return entry;
+}
+
+/** The entry with its latest active version (null when all are unregistered) and every version, newest first. */
+export async function getCatalogEntry(actor: Actor, kind: CatalogKind, entryId: string) {
+  const entry = await findEntry(actor, kind, entryId);
+  const db = await getDb();
+  const versions = (await db.catalogVersion.findMany({ where: { entryRowId: entry.id } })).sort((a, b) => semver.rcompare(a.version, b.version));
+  return { entry, latest: versions.find((row) => row.isLatest) ?? null, versions };
+}
+
+export async function getCatalogVersion(actor: Actor, kind: CatalogKind, entryId: string, version: string): Promise<CatalogVersionRow> {
+  const entry = await findEntry(actor, kind, entryId);
+  const db = await getDb();
+  const row = await db.catalogVersion.findFirst({ where: { entryRowId: entry.id, version } });
+  if (!row) throw notFound(`${kind} version`, `${entryId}@${version}`);
+  return row;
+}
+
+/** Unregisters or reinstates a version; doing it twice answers the same state again. */
+export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, entryId: string, version: string, status: "active" | "unregistered"): Promise<CatalogVersionRow> {
+  requireWrite(actor);
+  const existing = await findEntry(actor, kind, entryId);
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    await tx.catalogEntry.update({ where: { id: existing.id }, data: { updatedAt: new Date() } });
+    const row = await tx.catalogVersion.findFirst({ where: { entryRowId: existing.id, version } });
+    if (!row) throw notFound(`${kind} version`, `${entryId}@${version}`);
+    if (row.status !== status) {
+      await tx.catalogVersion.update({ where: { id: row.id }, data: { status, statusChangedAt: new Date() } });
+      await refreshLatest(tx, existing.id);
+      await audit(tx, actor, { action: `${kind}.${status === "active" ? "reinstated" : "unregistered"}`, subjectType: kind, subjectId: `${entryId}@${version}`, projectId: row.projectId });
+    }
+    return tx.catalogVersion.findUniqueOrThrow({ where: { id: row.id } });
+  });
+}

@@ -1,0 +1,28 @@
+import { getDb } from "@/lib/db";
+import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
+import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
+
+/** Prints the first tenant's credentials once, when this start created them. */
+export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
+  print("");
+  print("Kindgi: created the first tenant. Keep these; they are not shown again:");
+  print(`  tenant id:      ${created.tenant.id}`);
+  print(`  project id:     ${created.project.id}   (default project)`);
+  print(`  admin email:    ${created.admin.email}`);
+  if (created.admin.password) print(`  admin password: ${created.admin.password}`);
+  if (!process.env.KINDGI_BOOTSTRAP_API_KEY) print(`  API key:        ${created.apiKey.key}`);
+  else print("  API key:        the value of KINDGI_BOOTSTRAP_API_KEY");
+  print("");
+}
+
+/**
+ * What the server does before answering: open the database (migrations already ran in `npm start`),
+ * create the first tenant on an empty database, and schedule housekeeping.
+ */
+export async function startServer(): Promise<void> {
+  await getDb();
+  const created = await bootstrapFirstTenant();
+  if (created) printBootstrap(created);
+  const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
+  timer.unref();
+}

@@ -1,0 +1,108 @@
+import { getDb } from "@/lib/db";
+import { AppError, notFound } from "@/lib/errors";
+import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { type Actor, isAdmin, requireWrite, resolveWritableProject } from "@/lib/services/actor";
+import { generateApiKey, hashApiKey, keyPrefix } from "@/lib/services/api-keys";
+import { audit } from "@/lib/services/audit";
+
+export type TokenView = {
+  id: string;
+  name: string;
+  prefix: string;
+  projectId: string | null;
+  actsFor: { userId: string; kind: "person" | "service"; name: string };
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+};
+
+const tokenSelect = { id: true, name: true, prefix: true, projectId: true, createdAt: true, lastUsedAt: true, revokedAt: true, user: { select: { id: true, kind: true, name: true } } } as const;
+type TokenRow = { id: string; name: string; prefix: string; projectId: string | null; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; user: { id: string; kind: string; name: string } };
+
+const view = (row: TokenRow): TokenView => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  projectId: row.projectId,
+  actsFor: { userId: row.user.id, kind: row.user.kind as "person" | "service", name: row.user.name },
+  createdAt: row.createdAt.toISOString(),
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+});
+
+export type MintTokenInput = { name: string; projectId?: string; serviceAccount?: { name: string; role?: "member" | "viewer" | "admin" } };
+
+/**
+ * Mints an API key acting for the caller, or (admins only) for a new service account.
+ * A key narrowed to a project can only mint keys narrowed to the same project.
+ * The key is in the response once and never again.
+ */
+export async function mintToken(actor: Actor, input: MintTokenInput): Promise<TokenView & { key: string }> {
+  requireWrite(actor);
+  if (input.serviceAccount && !isAdmin(actor)) throw new AppError("permission-denied", "only a tenant admin can create service-account keys");
+  const name = input.name.trim();
+  if (!name) throw new AppError("bad-input", "name must not be blank", { issues: [{ path: "/name", message: "must not be blank" }] });
+  const db = await getDb();
+  const key = generateApiKey();
+  return db.$transaction(async (tx) => {
+    const projectId = input.projectId !== undefined ? await resolveWritableProject(tx, actor, input.projectId) : actor.projectId;
+    let userId = actor.userId;
+    if (input.serviceAccount) {
+      const account = await tx.user.create({ data: { tenantId: actor.tenantId, kind: "service", name: input.serviceAccount.name, role: input.serviceAccount.role ?? "member" } });
+      userId = account.id;
+    }
+    const row = await tx.apiKey.create({ data: { tenantId: actor.tenantId, userId, projectId, name, prefix: keyPrefix(key), hash: hashApiKey(key) }, select: tokenSelect });
+    await audit(tx, actor, { action: "api-key.created", subjectType: "api-key", subjectId: row.id, projectId, data: { prefix: row.prefix, actsFor: userId } });
+    return { ...view(row), key };
+  });
+}
+
+/** Keys of the tenant (admins) or the caller's own keys (everyone else), newest first. */
+export async function listTokens(actor: Actor, options: { limit: number; cursor?: string; includeRevoked?: boolean }): Promise<Page<TokenView>> {
+  const db = await getDb();
+  const after = decodeCursor(options.cursor) as [string, string] | undefined;
+  const rows = await db.apiKey.findMany({
+    where: {
+      tenantId: actor.tenantId,
+      ...(isAdmin(actor) && !actor.projectId ? {} : { userId: actor.userId }),
+      ...(options.includeRevoked === false ? { revokedAt: null } : {}),
+      ...(after ? { OR: [{ createdAt: { lt: new Date(after[0]) } }, { createdAt: new Date(after[0]), id: { lt: after[1] } }] } : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: options.limit + 1,
+    select: tokenSelect,
+  });
+  return toPage(rows, options.limit, (row) => [row.createdAt.toISOString(), row.id], view);
+}
+
+/** Revokes a key; effective on its next request. Revoking a revoked key answers it unchanged. */
+export async function revokeToken(actor: Actor, tokenId: string): Promise<TokenView> {
+  requireWrite(actor);
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    const row = await tx.apiKey.findFirst({ where: { id: tokenId, tenantId: actor.tenantId }, select: tokenSelect });
+    const mayRevoke = row && (row.user.id === actor.userId || (isAdmin(actor) && !actor.projectId));
+    if (!row || !mayRevoke) throw notFound("token", tokenId);
+    if (row.revokedAt) return view(row);
+    const updated = await tx.apiKey.update({ where: { id: row.id }, data: { revokedAt: new Date() }, select: tokenSelect });
+    await audit(tx, actor, { action: "api-key.revoked", subjectType: "api-key", subjectId: row.id, projectId: row.projectId });
+    return view(updated);
+  });
+}
+
+export type Identity = {
+  tenant: { id: string; name: string; defaultProjectId: string | null };
+  user: { id: string; kind: string; name: string; email: string | null; role: string; reviewerLevel: string | null };
+  apiKey: { id: string; prefix: string; projectId: string | null } | null;
+};
+
+/** Who the credential acts for. */
+export async function whoami(actor: Actor): Promise<Identity> {
+  const db = await getDb();
+  const [tenant, user, key] = await Promise.all([
+    db.tenant.findUniqueOrThrow({ where: { id: actor.tenantId }, select: { id: true, name: true, defaultProjectId: true } }),
+    db.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { id: true, kind: true, name: true, email: true, role: true, reviewerLevel: true } }),
+    actor.apiKeyId ? db.apiKey.findUnique({ where: { id: actor.apiKeyId }, select: { id: true, prefix: true, projectId: true } }) : null,
+  ]);
+  return { tenant, user, apiKey: key };
+}

@@ -1,0 +1,227 @@
+/**
+ * JSON Schema dialects for tool `input`/`output` schemas: checking that a schema compiles, and validating a tool's
+ * data against it (defaults filled). Native tools use Draft 2020-12 in Ajv strict mode; an MCP server's tool uses the
+ * dialect its `$schema` names (draft-06, draft-07, 2019-09, 2020-12), without strict mode: those schemas are written
+ * by third parties and only have to be valid in their dialect.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import Ajv2019 from "ajv/dist/2019";
+import Ajv2020 from "ajv/dist/2020";
+import draft06MetaSchema from "ajv/dist/refs/json-schema-draft-06.json";
+import addFormats from "ajv-formats";
+
+/** One problem, at a JSON pointer ("" is the root). */
+export type Issue = { path: string; message: string };
+
+/** The JSON Schema dialects a tool schema may be written in. */
+export type SchemaDialect = "draft-06" | "draft-07" | "2019-09" | "2020-12";
+
+/** A tool's transport; only `"mcp"` changes how its schemas are read. */
+export type ToolTransport = "auto" | "native" | "mcp";
+
+/** The outcome of validating a tool's input or output. `value` is a copy of the data with defaults filled. */
+export type DataValidation = { ok: true; value: unknown } | { ok: false; issues: Issue[] };
+
+const DIALECT_URIS: Record<SchemaDialect, string> = {
+  "draft-06": "http://json-schema.org/draft-06/schema",
+  "draft-07": "http://json-schema.org/draft-07/schema",
+  "2019-09": "https://json-schema.org/draft/2019-09/schema",
+  "2020-12": "https://json-schema.org/draft/2020-12/schema",
+};
+
+/** Keywords whose value is a subschema, an array of subschemas, or a map of subschemas. */
+const SUBSCHEMA_KEYWORDS = new Set([
+  "not", "if", "then", "else", "contains", "items", "additionalItems", "additionalProperties",
+  "unevaluatedItems", "unevaluatedProperties", "propertyNames", "allOf", "anyOf", "oneOf", "prefixItems",
+]);
+const SUBSCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+const instances = new Map<string, Ajv>();
+
+/** The dialect `schema.$schema` names (absent means 2020-12), or undefined for any other value. */
+export function schemaDialect(schema: Record<string, unknown>): SchemaDialect | undefined {
+  const uri = schema.$schema;
+  if (uri === undefined) return "2020-12";
+  if (typeof uri !== "string") return undefined;
+  const normalized = uri.replace(/#$/, "");
+  return (Object.keys(DIALECT_URIS) as SchemaDialect[]).find((dialect) => DIALECT_URIS[dialect] === normalized);
+}
+
+/** The cached Ajv instance for one dialect and strictness (one instance per dialect: their meta-schemas clash). */
+function ajvFor(dialect: SchemaDialect, strict: boolean): Ajv {
+  const key = `${dialect}:${strict}`;
+  let ajv = instances.get(key);
+  if (!ajv) {
+    // Union types (`type: ["string", "null"]`) are plain JSON Schema, so strict mode allows them here.
+    const options = { strict, allowUnionTypes: true, allErrors: true, useDefaults: true, logger: false as const };
+    ajv = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+    if (dialect === "draft-06") ajv.addMetaSchema(draft06MetaSchema);
+    addFormats(ajv);
+    instances.set(key, ajv);
+  }
+  return ajv;
+}
+
+/**
+ * Compiles `schema` in `dialect` and leaves nothing registered in the shared Ajv instance, so the same `$id` in two
+ * manifests never collides and memory does not grow. Throws Ajv's error when the schema does not compile.
+ */
+export function compileDialectSchema(
+  schema: Record<string, unknown>,
+  dialect: SchemaDialect,
+  options: { strict: boolean } = { strict: true },
+): ValidateFunction {
+  const ajv = ajvFor(dialect, options.strict);
+  const id = typeof schema.$id === "string" ? schema.$id.replace(/#$/, "") : undefined;
+  if (id && (ajv.schemas[id] || ajv.refs[id])) throw new Error(`$id "${id}" is reserved for a built-in schema`);
+  const knownRefs = new Set(Object.keys(ajv.refs));
+  try {
+    return ajv.compile(schema);
+  } finally {
+    ajv.removeSchema(schema);
+    for (const ref of Object.keys(ajv.refs)) if (!knownRefs.has(ref)) delete ajv.refs[ref];
+  }
+}
+
+/**
+ * Problems that stop `schema` from serving as a tool's input or output schema under `transport`, with paths relative
+ * to the schema; [] when it compiles.
+ */
+export function jsonSchemaIssues(schema: Record<string, unknown>, transport: ToolTransport = "auto"): Issue[] {
+  const isMcp = transport === "mcp";
+  const dialect = schemaDialect(schema);
+  if (isMcp ? dialect === undefined : dialect !== "2020-12") {
+    return [{ path: "/$schema", message: unsupportedDialectMessage(schema.$schema, isMcp) }];
+  }
+  const ajv = ajvFor(dialect!, !isMcp);
+  if (!ajv.validateSchema(schema)) return issuesFromAjvErrors(ajv.errors ?? []);
+  try {
+    compileDialectSchema(schema, dialect!, { strict: !isMcp });
+    return [];
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return [{ path: compileErrorPath(message, schema), message }];
+  }
+}
+
+function unsupportedDialectMessage(uri: unknown, isMcp: boolean): string {
+  const named = `$schema ${JSON.stringify(uri)} is not supported`;
+  return isMcp
+    ? `${named}; an MCP tool's schema may be draft-06, draft-07, 2019-09 or 2020-12 (${Object.values(DIALECT_URIS).join(", ")})`
+    : `${named}; a tool's schema must be Draft 2020-12 (${DIALECT_URIS["2020-12"]}) unless its transport is "mcp"`;
+}
+
+/**
+ * Where in `schema` a compile error points: the schema path Ajv puts in the message (`at "#/properties/x"`), else the
+ * first subschema holding the keyword the message quotes (`unknown keyword: "foo"`), else the root.
+ */
+function compileErrorPath(message: string, schema: Record<string, unknown>): string {
+  const at = /\bat (?:path )?"[^"#]*#([^"]*)"/.exec(message);
+  if (at) return safeDecode(at[1]);
+  const keyword = /"([^"]+)"/.exec(message)?.[1];
+  return (keyword && findKeyword(schema, keyword, "")) ?? "";
+}
+
+function safeDecode(fragment: string): string {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment;
+  }
+}
+
+/** The JSON pointer of the first subschema of `schema` (depth-first) that has `keyword`. */
+function findKeyword(schema: unknown, keyword: string, pointer: string): string | undefined {
+  if (!isObject(schema)) return undefined;
+  if (keyword in schema) return pointer;
+  for (const [key, value] of Object.entries(schema)) {
+    const base = `${pointer}/${escapePointer(key)}`;
+    const children: Array<[string, unknown]> = SUBSCHEMA_MAP_KEYWORDS.has(key) && isObject(value)
+      ? Object.entries(value).map(([name, child]) => [`${base}/${escapePointer(name)}`, child])
+      : SUBSCHEMA_KEYWORDS.has(key)
+        ? Array.isArray(value) ? value.map((child, index) => [`${base}/${index}`, child]) : [[base, value]]
+        : [];
+    for (const [childPointer, child] of children) {
+      const found = findKeyword(child, keyword, childPointer);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A validator of a tool's data (input or output) against one of its schemas. The returned function validates a copy of
+ * the data and fills `default`s into it. Throws when the schema does not compile (the manifest check reports that).
+ */
+export function getValidator(schema: Record<string, unknown>, transport: ToolTransport = "auto"): (data: unknown) => DataValidation {
+  const dialect = transport === "mcp" ? schemaDialect(schema) : "2020-12";
+  if (!dialect) throw new Error(unsupportedDialectMessage(schema.$schema, true));
+  const validate = compileDialectSchema(schema, dialect, { strict: transport !== "mcp" });
+  return (data) => {
+    const value = structuredClone(data);
+    return validate(value) ? { ok: true, value } : { ok: false, issues: issuesFromAjvErrors(validate.errors ?? []) };
+  };
+}
+
+/** Ajv errors as issues: one per JSON pointer (the first Ajv reports there), each with a specific message. */
+export function issuesFromAjvErrors(errors: ErrorObject[]): Issue[] {
+  const byPath = new Map<string, string>();
+  for (const error of errors) {
+    const issue = issueFromAjvError(error);
+    if (!byPath.has(issue.path)) byPath.set(issue.path, issue.message);
+  }
+  return [...byPath].map(([path, message]) => ({ path, message }));
+}
+
+function issueFromAjvError(error: ErrorObject): Issue {
+  const { instancePath: path, params } = error;
+  switch (error.keyword) {
+    case "required":
+      return { path: `${path}/${escapePointer(params.missingProperty)}`, message: `required field "${params.missingProperty}" is missing` };
+    case "additionalProperties":
+      return { path: `${path}/${escapePointer(params.additionalProperty)}`, message: `unknown field "${params.additionalProperty}"` };
+    case "discriminator":
+      return { path: `${path}/${escapePointer(params.tag)}`, message: discriminatorMessage(error) };
+    case "enum":
+      return { path, message: `must be one of: ${params.allowedValues.map(String).join(", ")}` };
+    case "const":
+      return { path, message: `must be ${JSON.stringify(params.allowedValue)}` };
+    case "type":
+      return { path, message: `must be ${[params.type].flat().map(withArticle).join(" or ")}` };
+    case "minLength":
+      return { path, message: params.limit === 1 ? "must not be empty" : `must be at least ${params.limit} characters long` };
+    case "pattern":
+      return { path, message: `must match the pattern ${params.pattern}` };
+    case "format":
+      return { path, message: `must be a valid ${params.format}` };
+    default:
+      return { path, message: error.message ?? `fails the "${error.keyword}" rule` };
+  }
+}
+
+/** "missing" or "must be one of" for a discriminated union's tag; the allowed tags come from the (verbose) error. */
+function discriminatorMessage(error: ErrorObject): string {
+  const { tag, tagValue } = error.params;
+  if (tagValue === undefined) return `required field "${tag}" is missing`;
+  const branches: unknown[] = error.parentSchema?.oneOf ?? [];
+  const tags = branches.flatMap((branch) => {
+    const property = isObject(branch) && isObject(branch.properties) ? branch.properties[tag] : undefined;
+    return isObject(property) ? (property.enum as unknown[] | undefined) ?? [property.const] : [];
+  });
+  return tags.length > 0 ? `must be one of: ${tags.join(", ")}` : error.message ?? "is not an allowed kind";
+}
+
+function withArticle(type: string): string {
+  if (type === "null") return type;
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** Escapes one reference token of a JSON pointer (RFC 6901). */
+export function escapePointer(token: string | number): string {
+  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** True for a JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
