@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db";
-import { generateApiKey, generatePassword, hashApiKey, hashPassword, keyPrefix } from "@/lib/services/api-keys";
+import { generateApiKey, generatePassword, hashApiKey, hashPassword, isWellFormedApiKey, keyPrefix } from "@/lib/services/api-keys";
 import { AppError } from "@/lib/errors";
 
 export type CreatedTenant = {
@@ -45,6 +45,8 @@ export async function createTenant(options: { name: string; adminEmail?: string;
  * KINDGI_BOOTSTRAP_API_KEY (each generated when absent). Returns null when tenants exist already.
  */
 export async function bootstrapFirstTenant(env: NodeJS.ProcessEnv = process.env): Promise<CreatedTenant | null> {
+  if (env.KINDGI_BOOTSTRAP_API_KEY !== undefined && !isWellFormedApiKey(env.KINDGI_BOOTSTRAP_API_KEY))
+    throw new Error("KINDGI_BOOTSTRAP_API_KEY must look like kgi_ followed by 20 to 200 letters and digits");
   const db = await getDb();
   if ((await db.tenant.count()) > 0) {
     await ensureBootstrapKey(env);

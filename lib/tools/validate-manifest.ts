@@ -110,7 +110,7 @@ function pausesIssues(manifest: Manifest): Issue[] {
       : manifest.transport === "mcp"
         ? "an MCP tool cannot pause"
         : manifest.codeArtifactRef === undefined
-          ? "this tool has no handler (codeArtifactRef)"
+          ? "a tool without a handler cannot pause"
           : undefined;
   return reason ? [{ path: "/pauses", message: `${reason}; only a pack tool with a handler (codeArtifactRef) can pause` }] : [];
 }
@@ -165,8 +165,10 @@ function braceProblems(template: string): string[] {
   return stray < 0 ? [] : [`unbalanced "${masked[stray]}" at position ${stray}; a placeholder is written {name}`];
 }
 
+/** Placeholders not declared in `input.properties` (none when `input` itself is broken: the schema reports that). */
 function undeclaredPlaceholders(template: string, manifest: Manifest): string[] {
-  const properties = isObject(manifest.input) && isObject(manifest.input.properties) ? manifest.input.properties : {};
+  if (!isObject(manifest.input)) return [];
+  const properties = isObject(manifest.input.properties) ? manifest.input.properties : {};
   const names = new Set(templatePlaceholders(template).map((placeholder) => placeholder.name));
   return [...names]
     .filter((name) => !Object.hasOwn(properties, name))
@@ -188,12 +190,13 @@ function placementProblems(template: string): string[] {
   return url && (url.protocol === "http:" || url.protocol === "https:") && url.hostname ? [] : [absoluteUrl];
 }
 
-/** A function giving the URL part of each offset of `url`, or undefined when `url` does not start with "scheme://". */
+/** A function giving the URL part of each offset of `url`, or undefined when `url` does not start with "scheme://host". */
 function urlPartLocator(url: string): ((offset: number) => UrlPart) | undefined {
   const scheme = /^[^:/?#]+:\/\//.exec(url);
   if (!scheme) return undefined;
   const authorityStart = scheme[0].length;
   const authorityEnd = indexOrEnd(url, /[/?#]/, authorityStart);
+  if (authorityEnd === authorityStart) return undefined;
   const queryStart = indexOrEnd(url, /[?#]/, authorityEnd);
   const fragmentStart = indexOrEnd(url, /#/, authorityEnd);
   const hostStart = authorityStart + url.slice(authorityStart, authorityEnd).lastIndexOf("@") + 1;

@@ -1,0 +1,10 @@
+import { validateAgentDefinition } from "./validate-agent";
+import { agentCorpus } from "../../tests/corpus/agent-definitions";
+const c = agentCorpus();
+const full = c.find(e => e.name === "full: as is")!.definition;
+let t = performance.now();
+for (let i = 0; i < 200; i++) validateAgentDefinition(full);
+console.log("full w/ output schema ms/op", (performance.now() - t) / 200);
+t = performance.now();
+for (let i = 0; i < 200; i++) for (const e of c) validateAgentDefinition(e.definition);
+console.log("corpus ms/op", (performance.now() - t) / 200 / c.length, c.length);

@@ -1,0 +1,61 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    kindgi: { baseUrl: string; operatorToken: string; bootstrapKey: string; backend: "pglite" | "postgresql"; databaseUrl?: string; dataDir?: string };
+  }
+}
+
+/** A fresh database per run on PostgreSQL, so the first-start bootstrap is tested there too. */
+async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const pg = (await import("pg")).default;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const name = `kindgi_test_${process.pid}_${Date.now()}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Builds once if the sources changed, then starts one server for every integration test file. */
+export default async function setup(project: TestProject) {
+  const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
+    cwd: root,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    encoding: "utf8",
+  });
+  if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+
+  const operatorToken = newOperatorToken();
+  const bootstrapKey = `kgi_test${Date.now()}${Math.random().toString(36).slice(2)}`.replace(/[^0-9A-Za-z_]/g, "").slice(0, 44);
+  const testDatabaseUrl = process.env.KINDGI_TEST_DATABASE_URL;
+  const database = testDatabaseUrl ? await freshPostgresDatabase(testDatabaseUrl) : null;
+  const server: RunningServer = await startServer({
+    env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_BOOTSTRAP_API_KEY: bootstrapKey, KINDGI_ADMIN_EMAIL: `first-admin-${Date.now()}@example.test`, KINDGI_ADMIN_PASSWORD: "first-admin-password", KINDGI_DEV_PROVIDERS: "1" },
+  });
+  project.provide("kindgi", {
+    baseUrl: server.baseUrl,
+    operatorToken,
+    bootstrapKey,
+    backend: database ? "postgresql" : "pglite",
+    databaseUrl: database?.url,
+    dataDir: server.dataDir,
+  });
+  console.log(`[kindgi tests] server ${server.baseUrl} on ${database ? "PostgreSQL" : "PGlite"}`);
+  return async () => {
+    await server.stop();
+    await database?.drop();
+    if (server.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
+  };
+}

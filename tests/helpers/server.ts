@@ -1,0 +1,76 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export type RunningServer = { baseUrl: string; process: ChildProcessByStdio<null, Readable, Readable>; output: () => string; stop: () => Promise<void>; dataDir?: string };
+
+/**
+ * Starts the product the way a user does (`node scripts/start.mjs`, i.e. `npm start`) on 127.0.0.1 and a free port,
+ * and waits for GET /health. The build is expected to be fresh (global setup builds once).
+ */
+export async function startServer(options: { env?: Record<string, string | undefined>; dataDir?: string } = {}): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = options.env?.DATABASE_URL ? undefined : options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-test-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", KINDGI_SKIP_BUILD: "1", NEXT_TELEMETRY_DISABLED: "1" };
+  delete env.DATABASE_URL;
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  if (dataDir) env.KINDGI_DATA_DIR = path.join(dataDir, "pgdata");
+  const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      process.kill(-child.pid!, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${baseUrl}/health`);
+      if (response.ok) return { baseUrl, process: child, output: () => output, stop, dataDir };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stop();
+  throw new Error(`server did not become healthy:\n${output}`);
+}
+
+export const newOperatorToken = () => `op_${randomUUID()}`;

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { call, expectError, newTenant, toolManifest } from "./helpers/api";
+
+describe("tool registry", () => {
+  it("registers a manifest (201 {toolId}) and reads it back exactly as registered", async () => {
+    const tenant = await newTenant();
+    const manifest = toolManifest({ metadata: { tags: ["dictionary", "words"], "10": "integer-like key", b: 1, a: 2 }, transport: "native" });
+    const created = await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ toolId: manifest.id, version: "1.0.0" });
+    const version = await call("GET", `/v1/tools/${manifest.id}/versions/1.0.0`, { key: tenant.key });
+    expect(version.status).toBe(200);
+    expect(version.body).toMatchObject({ toolId: manifest.id, version: "1.0.0", projectId: tenant.projectId, status: "active", isLatest: true });
+    expect(version.body.manifest).toEqual(manifest);
+    expect(version.text).toContain(JSON.stringify(manifest));
+  });
+
+  it("answers 409 tool-already-registered for the same id and version", async () => {
+    const tenant = await newTenant();
+    const manifest = toolManifest();
+    await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    const again = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, description: "changed", projectId: tenant.projectId } }), 409, "tool-already-registered");
+    expect(again.details).toEqual({ toolId: manifest.id, version: "1.0.0" });
+  });
+
+  it("answers 409 tool-project-mismatch when the id lives in another project", async () => {
+    const tenant = await newTenant();
+    const project = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "Second" } });
+    const manifest = toolManifest();
+    await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, version: "2.0.0", projectId: project.body.id } }), 409, "tool-project-mismatch");
+    // The same id in another tenant is another tool.
+    const other = await newTenant();
+    expect((await call("POST", "/v1/tools", { key: other.key, body: { ...manifest, projectId: other.projectId } })).status).toBe(201);
+  });
+
+  it("answers 400 bad-input for bad JSON and a missing, malformed or foreign projectId", async () => {
+    const tenant = await newTenant();
+    const other = await newTenant();
+    const manifest = toolManifest();
+    expectError(await call("POST", "/v1/tools", { key: tenant.key, rawBody: '{"id": "x",', headers: { "Content-Type": "application/json" } }), 400, "bad-input");
+    for (const projectId of [undefined, "nope", 42, other.projectId, "00000000-0000-4000-8000-000000000000"]) {
+      const error = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId } }), 400, "bad-input");
+      expect(error.details.issues[0].path).toBe("/projectId");
+    }
+    expectError(await call("GET", `/v1/tools/${manifest.id}`, { key: tenant.key }), 404, "not-found");
+  });
+
+  it("answers 400 validation-failed with every issue and its JSON pointer", async () => {
+    const tenant = await newTenant();
+    const response = await call("POST", "/v1/tools", {
+      key: tenant.key,
+      body: { ...toolManifest({ version: "1.0", effects: [{ kind: "teleports" }], input: { type: "object", properties: { a: { type: "nope" } } } }), projectId: tenant.projectId },
+    });
+    const error = expectError(response, 400, "validation-failed");
+    const paths = error.details.issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toContain("/version");
+    expect(paths).toContain("/effects/0/kind");
+    expect(paths.some((path: string) => path.startsWith("/input"))).toBe(true);
+    expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...toolManifest(), handler: "x", projectId: tenant.projectId } }), 400, "unknown-field");
+  });
+
+  it("401 without a key; 403 for a viewer", async () => {
+    expectError(await call("POST", "/v1/tools", { body: toolManifest() }), 401, "auth-missing");
+    const tenant = await newTenant();
+    const viewer = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "v", serviceAccount: { name: "viewer", role: "viewer" } } });
+    expectError(await call("POST", "/v1/tools", { key: viewer.body.key, body: { ...toolManifest(), projectId: tenant.projectId } }), 403, "permission-denied");
+  });
+
+  it("resolves the latest active version by semver; unregister hides and reinstate restores", async () => {
+    const tenant = await newTenant();
+    const base = toolManifest();
+    for (const version of ["1.2.0", "1.10.0", "1.9.3"]) {
+      expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...base, version, description: `v${version}`, projectId: tenant.projectId } })).status).toBe(201);
+    }
+    const tool = await call("GET", `/v1/tools/${base.id}`, { key: tenant.key });
+    expect(tool.body.latestVersion).toBe("1.10.0");
+    expect(tool.body.latest.manifest.description).toBe("v1.10.0");
+    expect(tool.body.versions.map((v: { version: string }) => v.version)).toEqual(["1.10.0", "1.9.3", "1.2.0"]);
+
+    const unregistered = await call("POST", `/v1/tools/${base.id}/versions/1.10.0/unregister`, { key: tenant.key });
+    expect(unregistered.body).toMatchObject({ status: "unregistered", isLatest: false });
+    expect((await call("GET", `/v1/tools/${base.id}`, { key: tenant.key })).body.latestVersion).toBe("1.9.3");
+    expect((await call("GET", `/v1/tools?q=${base.id}`, { key: tenant.key })).body.data[0].latestVersion).toBe("1.9.3");
+    // Still readable by exact version, and a second unregister answers the same state.
+    expect((await call("GET", `/v1/tools/${base.id}/versions/1.10.0`, { key: tenant.key })).body.status).toBe("unregistered");
+    expect((await call("POST", `/v1/tools/${base.id}/versions/1.10.0/unregister`, { key: tenant.key })).body.status).toBe("unregistered");
+    expect((await call("POST", `/v1/tools/${base.id}/versions/1.10.0/reinstate`, { key: tenant.key })).body).toMatchObject({ status: "active", isLatest: true });
+    expect((await call("GET", `/v1/tools/${base.id}`, { key: tenant.key })).body.latestVersion).toBe("1.10.0");
+
+    for (const version of ["1.10.0", "1.9.3", "1.2.0"]) await call("POST", `/v1/tools/${base.id}/versions/${version}/unregister`, { key: tenant.key });
+    const hidden = await call("GET", `/v1/tools/${base.id}`, { key: tenant.key });
+    expect(hidden.body).toMatchObject({ latestVersion: null, latest: null });
+    expect((await call("GET", `/v1/tools?q=${base.id}`, { key: tenant.key })).body.data).toHaveLength(0);
+    expectError(await call("POST", `/v1/tools/${base.id}/versions/9.9.9/reinstate`, { key: tenant.key }), 404, "not-found");
+  });
+
+  it("lists versions newest first, paginated", async () => {
+    const tenant = await newTenant();
+    const base = toolManifest();
+    for (const version of ["0.1.0", "0.2.0", "0.3.0", "1.0.0", "2.0.0"]) await call("POST", "/v1/tools", { key: tenant.key, body: { ...base, version, projectId: tenant.projectId } });
+    const first = await call("GET", `/v1/tools/${base.id}/versions?limit=2`, { key: tenant.key });
+    expect(first.body.data.map((v: { version: string }) => v.version)).toEqual(["2.0.0", "1.0.0"]);
+    const second = await call("GET", `/v1/tools/${base.id}/versions?limit=2&cursor=${first.body.nextCursor}`, { key: tenant.key });
+    expect(second.body.data.map((v: { version: string }) => v.version)).toEqual(["0.3.0", "0.2.0"]);
+    const third = await call("GET", `/v1/tools/${base.id}/versions?limit=2&cursor=${second.body.nextCursor}`, { key: tenant.key });
+    expect(third.body).toMatchObject({ data: [{ version: "0.1.0" }], hasMore: false });
+  });
+
+  it("filters the list by project, q (id, description, tags), effect, mutating and transport", async () => {
+    const tenant = await newTenant();
+    const second = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "Ops" } });
+    const register = (manifest: Record<string, unknown>, projectId = tenant.projectId) => call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId } });
+    await register(toolManifest({ id: "f.search", description: "Searches the web", mutating: false, effects: [{ kind: "network" }], metadata: { tags: ["internet"] } }));
+    await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
+    await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }] }), second.body.id);
+    const ids = async (query: string) => (await call("GET", `/v1/tools?${query}`, { key: tenant.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
+    expect(await ids("")).toEqual(["f.mcp-files", "f.search", "f.send-mail"]);
+    expect(await ids(`projectId=${second.body.id}`)).toEqual(["f.mcp-files"]);
+    expect(await ids("q=SEARCH")).toEqual(["f.search"]);
+    expect(await ids("q=mail")).toEqual(["f.send-mail"]);
+    expect(await ids("q=internet")).toEqual(["f.search"]);
+    expect(await ids("effect=sensitive-data-egress")).toEqual(["f.send-mail"]);
+    expect(await ids("mutating=false")).toEqual(["f.mcp-files", "f.search"]);
+    expect(await ids("mutating=true")).toEqual(["f.send-mail"]);
+    expect(await ids("transport=mcp")).toEqual(["f.mcp-files"]);
+    expect(await ids("transport=mcp&mutating=true")).toEqual([]);
+    expectError(await call("GET", "/v1/tools?effect=teleports", { key: tenant.key }), 400, "bad-input");
+    const summary = (await call("GET", "/v1/tools?q=f.search", { key: tenant.key })).body.data[0];
+    expect(summary).toMatchObject({ toolId: "f.search", latestVersion: "1.0.0", description: "Searches the web", mutating: false, transport: "auto", effects: ["network"], tags: ["internet"] });
+  });
+
+  it("another tenant's tools are 404 on every route", async () => {
+    const owner = await newTenant();
+    const stranger = await newTenant();
+    const manifest = toolManifest();
+    await call("POST", "/v1/tools", { key: owner.key, body: { ...manifest, projectId: owner.projectId } });
+    for (const [method, path] of [
+      ["GET", `/v1/tools/${manifest.id}`],
+      ["GET", `/v1/tools/${manifest.id}/versions`],
+      ["GET", `/v1/tools/${manifest.id}/versions/1.0.0`],
+      ["POST", `/v1/tools/${manifest.id}/versions/1.0.0/unregister`],
+      ["POST", `/v1/tools/${manifest.id}/versions/1.0.0/reinstate`],
+    ]) expectError(await call(method, path, { key: stranger.key }), 404, "not-found");
+    expect((await call("GET", "/v1/tools", { key: stranger.key })).body.data).toEqual([]);
+    expect((await call("GET", `/v1/tools?projectId=${owner.projectId}`, { key: stranger.key })).body.data).toEqual([]);
+    expectError(await call("POST", "/v1/tools", { key: stranger.key, body: { ...toolManifest(), projectId: owner.projectId } }), 400, "bad-input");
+    expect((await call("GET", `/v1/tools/${manifest.id}/versions/1.0.0`, { key: owner.key })).body.status).toBe("active");
+  });
+
+  it("a key narrowed to a project does not see other projects' tools", async () => {
+    const tenant = await newTenant();
+    const second = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "Hidden" } });
+    const hidden = toolManifest();
+    await call("POST", "/v1/tools", { key: tenant.key, body: { ...hidden, projectId: second.body.id } });
+    const narrowed = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "n", projectId: tenant.projectId } });
+    expectError(await call("GET", `/v1/tools/${hidden.id}`, { key: narrowed.body.key }), 404, "not-found");
+    expect((await call("GET", "/v1/tools", { key: narrowed.body.key })).body.data).toEqual([]);
+    expect((await call("GET", `/v1/tools?projectId=${second.body.id}`, { key: narrowed.body.key })).body.data).toEqual([]);
+  });
+});
