@@ -2,30 +2,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
 
 declare module "vitest" {
   export interface ProvidedContext {
     kindgi: { baseUrl: string; operatorToken: string; bootstrapKey: string; backend: "pglite" | "postgresql"; databaseUrl?: string; dataDir?: string };
   }
-}
-
-/** A fresh database per run on PostgreSQL, so the first-start bootstrap is tested there too. */
-async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const pg = (await import("pg")).default;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  const name = `kindgi_test_${process.pid}_${Date.now()}`;
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
-    },
-  };
 }
 
 /** Builds once if the sources changed, then starts one server for every integration test file. */

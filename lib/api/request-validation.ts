@@ -80,6 +80,7 @@ export function validateQuery(operation: Operation, searchParams: URLSearchParam
     else if (name in query) unknown.push({ path: `/${name}`, message: `query parameter ${JSON.stringify(name)} is given twice` });
     else query[name] = value;
   }
+  refuseNulCharacters(query);
   if (unknown.length) throw new AppError("unknown-field", unknown[0].message, { issues: unknown });
   const schema = querySchemaOf(operation);
   const validate = compile(queryAjv, schema);
@@ -114,6 +115,7 @@ export function validateBody(operation: Operation, body: unknown): void {
     return;
   }
   if (!isPlainObject(body)) throw new AppError("bad-input", "the request body must be a JSON object", { issues: [{ path: "", message: "must be an object" }] });
+  refuseNulCharacters(body);
   const properties = (spec.schema.properties ?? {}) as Record<string, unknown>;
   const unknownFields = Object.keys(body).filter((field) => !(field in properties));
   if (unknownFields.length) {
@@ -126,6 +128,32 @@ export function validateBody(operation: Operation, body: unknown): void {
     const issues = ajvIssues(validate.errors);
     throw new AppError("bad-input", issues.map((issue) => `${issue.path || "body"} ${issue.message}`).join("; "), { issues });
   }
+}
+
+/** The first JSON pointer at which a string (or a key) holds U+0000, which PostgreSQL text cannot store. */
+export function findNulCharacter(value: unknown, path = ""): string | null {
+  if (typeof value === "string") return value.includes("\u0000") ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulCharacter(value[i], `${path}/${i}`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const here = `${path}/${pointerEscape(key)}`;
+      if (key.includes("\u0000")) return here;
+      const found = findNulCharacter(item, here);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+export function refuseNulCharacters(value: unknown, prefix = ""): void {
+  const found = findNulCharacter(value);
+  if (found !== null) throw new AppError("bad-input", "text must not contain the NUL character (U+0000)", { issues: [{ path: prefix + found, message: "contains U+0000" }] });
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

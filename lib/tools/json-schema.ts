@@ -36,7 +36,12 @@ const SUBSCHEMA_KEYWORDS = new Set([
 ]);
 const SUBSCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 
-const instances = new Map<string, Ajv>();
+/**
+ * Uses of one Ajv instance before it is replaced: Ajv keeps every compiled function in its code scope, which
+ * `removeSchema` does not clear, so a long-lived instance would grow by a few kB per compile.
+ */
+const USES_PER_INSTANCE = 500;
+const instances = new Map<string, { ajv: Ajv; uses: number }>();
 
 /** The dialect `schema.$schema` names (absent means 2020-12), or undefined for any other value. */
 export function schemaDialect(schema: Record<string, unknown>): SchemaDialect | undefined {
@@ -50,15 +55,21 @@ export function schemaDialect(schema: Record<string, unknown>): SchemaDialect | 
 /** The cached Ajv instance for one dialect and strictness (one instance per dialect: their meta-schemas clash). */
 function ajvFor(dialect: SchemaDialect, strict: boolean): Ajv {
   const key = `${dialect}:${strict}`;
-  let ajv = instances.get(key);
-  if (!ajv) {
-    // Union types (`type: ["string", "null"]`) are plain JSON Schema, so strict mode allows them here.
-    const options = { strict, allowUnionTypes: true, allErrors: true, useDefaults: true, logger: false as const };
-    ajv = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
-    if (dialect === "draft-06") ajv.addMetaSchema(draft06MetaSchema);
-    addFormats(ajv);
-    instances.set(key, ajv);
+  let instance = instances.get(key);
+  if (!instance) {
+    instance = { ajv: createAjv(dialect, strict), uses: 0 };
+    instances.set(key, instance);
   }
+  if (++instance.uses >= USES_PER_INSTANCE) instances.delete(key);
+  return instance.ajv;
+}
+
+function createAjv(dialect: SchemaDialect, strict: boolean): Ajv {
+  // Union types (`type: ["string", "null"]`) are plain JSON Schema, so strict mode allows them here.
+  const options = { strict, allowUnionTypes: true, allErrors: true, useDefaults: true, logger: false as const };
+  const ajv = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
+  if (dialect === "draft-06") ajv.addMetaSchema(draft06MetaSchema);
+  addFormats(ajv);
   return ajv;
 }
 

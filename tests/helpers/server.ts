@@ -74,3 +74,21 @@ export async function startServer(options: { env?: Record<string, string | undef
 }
 
 export const newOperatorToken = () => `op_${randomUUID()}`;
+
+/** A new database on the test PostgreSQL server, dropped by `drop()`. */
+export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const pg = (await import("pg")).default;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  const name = `kindgi_test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

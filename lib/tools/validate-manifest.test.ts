@@ -1,0 +1,442 @@
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { describe, expect, test } from "vitest";
+import { invalidManifests, validManifests } from "../../tests/corpus/invalid-manifests";
+import { compileDialectSchema, getValidator, jsonSchemaIssues, schemaDialect } from "./json-schema";
+import { registerToolBodySchema, toolManifestSchema } from "./manifest-schema";
+import { parseMcpEndpoint, templatePlaceholders, validateToolManifest, type Issue } from "./validate-manifest";
+
+type Manifest = Record<string, unknown>;
+
+const base: Manifest = {
+  id: "acme.get-item",
+  description: "Gets one item.",
+  version: "1.0.0",
+  input: { type: "object", properties: { id: { type: "string" }, q: { type: "string" } }, required: ["id"] },
+  output: { type: "object" },
+};
+const http = (spec: Manifest, extra: Manifest = {}): Manifest => ({
+  ...base,
+  ...extra,
+  spec: { kind: "http", method: "GET", urlTemplate: "https://api.example.com/items/{id}", ...spec },
+});
+const handler = { kind: "filesystem", modulePath: "/srv/packs/acme/handler.js" };
+const mcp = (extra: Manifest): Manifest => ({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://acme-mcp", ...extra });
+
+function issuesOf(manifest: unknown): Issue[] {
+  const result = validateToolManifest(manifest);
+  return result.ok ? [] : result.issues;
+}
+
+function expectValid(manifest: unknown): void {
+  expect(issuesOf(manifest)).toEqual([]);
+}
+
+function expectIssue(manifest: unknown, path: string, message: string | RegExp = /./): void {
+  const matcher = typeof message === "string" ? message : expect.stringMatching(message);
+  expect(issuesOf(manifest)).toContainEqual({ path, message: matcher });
+}
+
+describe("schema", () => {
+  test("accepts a minimal manifest and returns it typed", () => {
+    expect(validateToolManifest(base)).toEqual({ ok: true, manifest: base });
+  });
+
+  test.each(["id", "description", "version", "input", "output"])("requires %s, reported at its own path", (field) => {
+    const { [field]: _dropped, ...manifest } = base;
+    expect(issuesOf(manifest)).toEqual([{ path: `/${field}`, message: `required field "${field}" is missing` }]);
+  });
+
+  test("reports an unknown field at its path, at the root and nested", () => {
+    expect(issuesOf({ ...base, foo: 1 })).toEqual([{ path: "/foo", message: 'unknown field "foo"' }]);
+    expectIssue(http({ retries: 3 }), "/spec/retries", 'unknown field "retries"');
+    expectIssue({ ...base, "a/b~c": 1 }, "/a~1b~0c", 'unknown field "a/b~c"');
+  });
+
+  test("a manifest that is not an object gets one issue at the root", () => {
+    expect(issuesOf([])).toEqual([{ path: "", message: "must be an object" }]);
+  });
+
+  test("effect kinds are the closed list", () => {
+    expectValid({ ...base, effects: [{ kind: "sensitive-data-egress", resource: "external:x", notes: "n" }] });
+    expect(issuesOf({ ...base, effects: [{ kind: "mutates" }] })).toEqual([
+      {
+        path: "/effects/0/kind",
+        message: "must be one of: reads, writes, deletes, network, spawns-run, emits-event, external-side-effect, sensitive-data-egress",
+      },
+    ]);
+  });
+
+  test("version follows the seed's pattern, leading zeros included", () => {
+    expectValid({ ...base, version: "01.002.3" });
+    expectIssue({ ...base, version: "1.0.0-beta" }, "/version", "must match the pattern ^\\d+\\.\\d+\\.\\d+$");
+  });
+
+  test("string fields the route constrains must not be empty", () => {
+    expectIssue({ ...base, id: "" }, "/id", "must not be empty");
+    expectIssue(http({ headers: [{ name: "", value: "" }] }), "/spec/headers/0/name", "must not be empty");
+    expectValid(http({ headers: [{ name: "X-Empty", value: "" }] }));
+  });
+
+  test("numeric limits: limits >= 1, timeoutMs >= 1, successStatus in 100..599", () => {
+    expectValid(http({ timeoutMs: 1, successStatus: { min: 100, max: 599 } }, { limits: { memMB: 1, cpuMs: 1 } }));
+    expectIssue({ ...base, limits: { memMB: 0, cpuMs: 1 } }, "/limits/memMB", "must be >= 1");
+    expectIssue({ ...base, limits: { memMB: 1, cpuMs: 2.5 } }, "/limits/cpuMs", "must be an integer");
+    expectIssue(http({ timeoutMs: 0 }), "/spec/timeoutMs", "must be >= 1");
+    expectIssue(http({ successStatus: { min: 99, max: 600 } }), "/spec/successStatus/min", "must be >= 100");
+    expectIssue(http({ successStatus: { min: 99, max: 600 } }), "/spec/successStatus/max", "must be <= 599");
+  });
+
+  test("a discriminated union gives one issue at kind, not a oneOf cascade", () => {
+    expect(issuesOf({ ...base, network: { kind: "deny" } })).toEqual([
+      { path: "/network/kind", message: "must be one of: none, unrestricted, allowlist" },
+    ]);
+    expect(issuesOf({ ...base, codeArtifactRef: { modulePath: "/x.js" } })).toEqual([
+      { path: "/codeArtifactRef/kind", message: 'required field "kind" is missing' },
+    ]);
+    expect(issuesOf(http({ authorization: { kind: "basic" } }))).toEqual([
+      { path: "/spec/authorization/kind", message: "must be one of: bearer, header, connection" },
+    ]);
+    expect(issuesOf(http({ requestBody: { kind: "text" } }))).toEqual([
+      { path: "/spec/requestBody/template", message: 'required field "template" is missing' },
+    ]);
+    expect(issuesOf({ ...base, network: { kind: "allowlist" } })).toEqual([
+      { path: "/network/hosts", message: 'required field "hosts" is missing' },
+    ]);
+    expectIssue(http({ kind: "grpc" }), "/spec/kind", 'must be "http"');
+  });
+
+  test("accepts every 1.3.0 addition", () => {
+    expectValid({
+      ...http(
+        { method: "POST", authorization: { kind: "connection", connection: "mail" } },
+        { needsSpec: { connections: { mail: { app: "google", permissions: ["gmail.send"], as: "company" } } } },
+      ),
+      needsApprovalWhenUnattended: true,
+      resultIsOutsideData: true,
+    });
+    expectValid({ ...base, codeArtifactRef: handler, pauses: true });
+  });
+
+  test("free-form parts stay free-form", () => {
+    expectValid({ ...base, metadata: { anything: [1, { deep: true }] }, needsSpec: { env: { A: { x: 1 } }, secrets: {}, config: {} } });
+    expectIssue({ ...base, needsSpec: { env: { A: "x" } } }, "/needsSpec/env/A", "must be an object");
+  });
+
+  test("reports every problem of a manifest, schema and rules together", () => {
+    const issues = issuesOf({
+      ...http({ urlTemplate: "https://{id}.example.com/" }, { codeArtifactRef: handler }),
+      version: "1",
+      extra: true,
+      input: { type: "object", properties: { id: { type: "string", foo: 1 } } },
+    });
+    expect(issues.map((issue) => issue.path).sort()).toEqual(["/extra", "/input/properties/id", "/spec", "/spec/urlTemplate", "/version"]);
+  });
+});
+
+describe("input and output schemas", () => {
+  test("compile as Draft 2020-12 in strict mode (union types allowed)", () => {
+    expectValid({
+      ...base,
+      input: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: {
+          when: { type: "string", format: "date-time" },
+          pair: { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], minItems: 2, maxItems: 2 },
+          maybe: { type: ["string", "null"] },
+        },
+      },
+    });
+  });
+
+  test("a schema that breaks the meta-schema is reported at the nested path", () => {
+    expect(issuesOf({ ...base, output: { type: "object", properties: { a: { type: "strin" } } } })).toEqual([
+      { path: "/output/properties/a/type", message: "must be one of: array, boolean, integer, null, number, object, string" },
+    ]);
+  });
+
+  test("strict-mode errors carry Ajv's message, at the nested path when Ajv names it", () => {
+    expectIssue({ ...base, input: { type: "array", prefixItems: [{ type: "string" }] } }, "/input", /"prefixItems" is 1-tuple/);
+    expectIssue({ ...base, input: { type: "object", properties: { a: { type: "string", foo: 1 } } } }, "/input/properties/a", 'strict mode: unknown keyword: "foo"');
+    expectIssue({ ...base, output: { type: "object", properties: { a: { properties: {} } } } }, "/output/properties/a", /missing type "object"/);
+    expectIssue({ ...base, output: { type: "string", format: "colour" } }, "/output", /unknown format "colour"/);
+  });
+
+  test("another dialect is refused unless the tool is an MCP tool", () => {
+    expectIssue({ ...base, input: { $schema: "http://json-schema.org/draft-07/schema#" } }, "/input/$schema", /must be Draft 2020-12/);
+  });
+
+  test.each([
+    ["draft-06", "http://json-schema.org/draft-06/schema#", { type: "number", exclusiveMinimum: 0 }],
+    ["draft-07", "http://json-schema.org/draft-07/schema#", { type: "object", if: { required: ["a"] }, then: {} }],
+    ["2019-09", "https://json-schema.org/draft/2019-09/schema", { $recursiveAnchor: true, type: "object" }],
+    ["2020-12", "https://json-schema.org/draft/2020-12/schema", { type: "array", prefixItems: [{}] }],
+  ])("an MCP tool's schema compiles in its $schema's dialect: %s", (_dialect, uri, schema) => {
+    expectValid(mcp({ input: { $schema: uri, ...schema }, output: { $schema: uri } }));
+  });
+
+  test("an MCP tool's schema is checked against its own dialect's meta-schema", () => {
+    const schema = { $schema: "http://json-schema.org/draft-06/schema#", type: "number", exclusiveMinimum: true };
+    expectIssue(mcp({ input: schema }), "/input/exclusiveMinimum", "must be a number");
+  });
+
+  test("an MCP tool's schema without $schema is 2020-12; an unknown $schema is reported at /$schema", () => {
+    expectValid(mcp({ input: { type: "object", properties: { a: { type: "string" } } } }));
+    expectIssue(mcp({ input: { $schema: "http://json-schema.org/draft-04/schema#" } }), "/input/$schema", /draft-06, draft-07, 2019-09 or 2020-12/);
+  });
+
+  test("difference by design: an MCP tool's (third-party) schema is not held to Ajv strict mode", () => {
+    const loose = { type: "object", required: ["undeclared"], properties: { a: { properties: {} } } };
+    expectValid(mcp({ input: loose }));
+    expect(issuesOf({ ...base, input: loose }).length).toBeGreaterThan(0);
+  });
+
+  test("the same $id in two manifests, or in input and output, never collides", () => {
+    const input = { $id: "https://acme.example/schemas/item.json", type: "object", properties: { id: { type: "string" } } };
+    expectValid({ ...base, input, output: { ...input, properties: {} } });
+    expectValid({ ...base, input: { ...input, type: "object", $defs: { x: { $id: "https://acme.example/x.json" } } } });
+    expectValid({ ...base, input: { ...input, $defs: { x: { $id: "https://acme.example/x.json", type: "string" } } } });
+  });
+
+  test("a schema may not take the $id of a built-in meta-schema", () => {
+    expectIssue({ ...base, output: { $id: "https://json-schema.org/draft/2020-12/schema" } }, "/output", /reserved/);
+    expectValid(base); // and the meta-schema is still there
+  });
+});
+
+describe("mcpEndpoint", () => {
+  test.each([
+    ["mcp+stdio://npx -y @acme/server", { transport: "stdio", command: "npx -y @acme/server" }],
+    ["mcp+http://localhost:3000/mcp", { transport: "http", url: new URL("http://localhost:3000/mcp") }],
+    ["mcp+sse://https://mcp.example.com/sse", { transport: "sse", url: new URL("https://mcp.example.com/sse") }],
+  ])("parses %s", (endpoint, parsed) => {
+    expect(parseMcpEndpoint(endpoint)).toEqual(parsed);
+    expectValid(mcp({ mcpEndpoint: endpoint }));
+  });
+
+  test.each(["mcp://x", "mcp+stdio://", "mcp+http://", "mcp+http://:80/x", "mcp+sse://ftp://x.example", "mcp+ws://x.example"])(
+    "rejects %s",
+    (endpoint) => expectIssue(mcp({ mcpEndpoint: endpoint }), "/mcpEndpoint", /mcp\+/),
+  );
+
+  test('is required with transport "mcp", refused with "native", allowed with "auto"', () => {
+    expectIssue({ ...base, transport: "mcp" }, "/mcpEndpoint", 'is required when transport is "mcp"');
+    expectIssue({ ...base, transport: "native", mcpEndpoint: "mcp+stdio://x" }, "/mcpEndpoint", /not allowed/);
+    expectValid({ ...base, mcpEndpoint: "mcp+stdio://x" });
+  });
+});
+
+describe("spec.urlTemplate", () => {
+  test("accepts placeholders in the path and the query", () => {
+    expectValid(http({ urlTemplate: "https://api.example.com:8443/items/{id}/x?q={q}&fixed=1" }));
+    expect(templatePlaceholders("https://x/{id}?q={q}")).toEqual([{ name: "id", index: 10 }, { name: "q", index: 17 }]);
+  });
+
+  test.each([
+    ["https://{id}.example.com/", "host"],
+    ["https://api.example.com:{id}/", "port"],
+    ["https://{id}@api.example.com/", "userinfo"],
+    ["{id}://api.example.com/", "scheme"],
+    ["https://api.example.com/x#{id}", "fragment"],
+  ])("refuses a placeholder in the URL's %s part: %s", (urlTemplate, part) => {
+    expect(issuesOf(http({ urlTemplate }))).toEqual([
+      {
+        path: "/spec/urlTemplate",
+        message: `placeholder {id} is in the ${part} part of the URL; placeholders are allowed only in the path and query`,
+      },
+    ]);
+  });
+
+  test("each placeholder names a property of input.properties", () => {
+    expectIssue(http({ urlTemplate: "https://x.example/{host}" }), "/spec/urlTemplate", "placeholder {host} is not a property declared in input.properties");
+  });
+
+  test("braces balance", () => {
+    expectIssue(http({ urlTemplate: "https://x.example/{id" }), "/spec/urlTemplate", /unbalanced "\{" at position 18/);
+    expectIssue(http({ urlTemplate: "https://x.example/id}" }), "/spec/urlTemplate", /unbalanced "\}"/);
+  });
+
+  test.each(["/items/{id}", "api.example.com/{id}", "ftp://x.example/{id}", "https:///{id}"])("must be an absolute http(s) URL: %s", (urlTemplate) => {
+    expectIssue(http({ urlTemplate }), "/spec/urlTemplate", /must be an absolute http\(s\) URL/);
+  });
+});
+
+describe("rules between fields", () => {
+  test("spec and codeArtifactRef are mutually exclusive", () => {
+    expectValid({ ...base, codeArtifactRef: handler });
+    expectIssue(http({}, { codeArtifactRef: handler }), "/spec", /mutually exclusive/);
+  });
+
+  test("only a tool with a handler can pause", () => {
+    expectValid({ ...base, codeArtifactRef: { kind: "oci", imageRef: "r/i:1", modulePath: "/m.js", artifactVersion: "1" }, pauses: true });
+    expectValid(http({}, { pauses: false }));
+    expectIssue(http({}, { pauses: true }), "/pauses", /declarative spec cannot pause/);
+    expectIssue(mcp({ pauses: true }), "/pauses", /MCP tool cannot pause/);
+    expectIssue({ ...base, pauses: true }, "/pauses", /without a handler/);
+  });
+
+  test("allowlisted hosts are host names, host:port or IP addresses", () => {
+    const hosts = ["api.example.com", "api.example.com:443", "10.0.0.1", "[::1]:8080", "::1", "https://x.example", "x.example/p", "x.example:99999"];
+    expect(issuesOf({ ...base, network: { kind: "allowlist", hosts } }).map((issue) => issue.path)).toEqual([
+      "/network/hosts/5",
+      "/network/hosts/6",
+      "/network/hosts/7",
+    ]);
+  });
+
+  test("a text body's placeholders name input properties; JSON braces are text", () => {
+    expectValid(http({ method: "POST", requestBody: { kind: "text", template: '{"id": "{id}", "q": "{q}"}' } }));
+    expectIssue(http({ method: "POST", requestBody: { kind: "text", template: "by={author}" } }), "/spec/requestBody/template", "placeholder {author} is not a property declared in input.properties");
+  });
+
+  test('authorization kind "connection" names a declared connection', () => {
+    const connections = { mail: { app: "google", permissions: ["gmail.send"], as: "person" } };
+    expectValid(http({ authorization: { kind: "connection", connection: "mail" } }, { needsSpec: { connections } }));
+    expectIssue(http({ authorization: { kind: "connection", connection: "drive" } }, { needsSpec: { connections } }), "/spec/authorization/connection", 'connection "drive" is not declared in needsSpec.connections');
+  });
+
+  test("a field that fails the schema gets no second message from the rules", () => {
+    expect(issuesOf({ ...base, transport: "mcp", mcpEndpoint: 5 })).toEqual([{ path: "/mcpEndpoint", message: "must be a string" }]);
+  });
+});
+
+describe("json-schema helpers", () => {
+  test("getValidator fills defaults into a copy and reports issues by JSON pointer", () => {
+    const schema = { type: "object", properties: { limit: { type: "integer", default: 10 }, q: { type: "string" } }, required: ["q"] };
+    const validate = getValidator(schema);
+    const data = { q: "x" };
+    expect(validate(data)).toEqual({ ok: true, value: { q: "x", limit: 10 } });
+    expect(data).toEqual({ q: "x" });
+    expect(validate({ limit: "x" })).toEqual({
+      ok: false,
+      issues: [
+        { path: "/q", message: 'required field "q" is missing' },
+        { path: "/limit", message: "must be an integer" },
+      ],
+    });
+  });
+
+  test("getValidator reads an MCP tool's schema in its dialect and throws on a schema that does not compile", () => {
+    const validate = getValidator({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { type: "number" } } }, "mcp");
+    expect(validate({ n: "1" })).toEqual({ ok: false, issues: [{ path: "/n", message: "must be a number" }] });
+    expect(() => getValidator({ type: "array", prefixItems: [{}] })).toThrow(/strict mode/);
+    expect(() => getValidator({ $schema: "urn:nope" }, "mcp")).toThrow(/not supported/);
+  });
+
+  test("compileDialectSchema leaves nothing registered: the same $id compiles again with new content", () => {
+    const first = compileDialectSchema({ $id: "https://acme.example/a.json", type: "string" }, "2020-12");
+    const second = compileDialectSchema({ $id: "https://acme.example/a.json", type: "number" }, "2020-12");
+    expect([first("x"), second("x")]).toEqual([true, false]);
+  });
+
+  test("keeps compiling across Ajv instance renewals (instances are replaced to bound memory)", () => {
+    for (let index = 0; index < 1200; index++) {
+      const validate = compileDialectSchema({ $id: "https://acme.example/n.json", type: "object", properties: { [`p${index}`]: { type: "integer" } } }, "2020-12");
+      expect(validate({ [`p${index}`]: "x" })).toBe(false);
+    }
+  });
+
+  test("schemaDialect maps $schema URIs, with or without '#'", () => {
+    expect(schemaDialect({})).toBe("2020-12");
+    expect(schemaDialect({ $schema: "http://json-schema.org/draft-06/schema" })).toBe("draft-06");
+    expect(schemaDialect({ $schema: "https://json-schema.org/draft/2019-09/schema#" })).toBe("2019-09");
+    expect(schemaDialect({ $schema: "http://json-schema.org/draft-04/schema#" })).toBeUndefined();
+    expect(jsonSchemaIssues({ type: "object" }, "native")).toEqual([]);
+  });
+});
+
+describe("exported JSON Schemas", () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, discriminator: true });
+  addFormats(ajv);
+  const validateBody = ajv.compile(registerToolBodySchema);
+
+  test("every manifest property is documented", () => {
+    for (const [name, property] of Object.entries(toolManifestSchema.properties)) {
+      expect(property, name).toHaveProperty("description");
+    }
+  });
+
+  test("registerToolBodySchema is the manifest plus a uuid projectId, which the manifest validator refuses", () => {
+    const projectId = "2489E9AD-2EE2-8E00-8EC9-32D5F69181C0";
+    expect(validateBody({ ...base, projectId })).toBe(true);
+    expect(validateBody(base)).toBe(false);
+    expect(validateBody({ ...base, projectId: "project-1" })).toBe(false);
+    expectIssue({ ...base, projectId }, "/projectId", 'unknown field "projectId"');
+  });
+});
+
+describe("conformance with the public tool.schema.json (1.1.0)", () => {
+  const reference = JSON.parse(readFileSync("/work/shared/reference/specs/tool.schema.json", "utf8"));
+  const referenceAccepts = new Ajv2020({ strict: false, allErrors: true }).compile(reference);
+  const ourSchemaAccepts = new Ajv2020({ strict: true, allErrors: true, discriminator: true }).compile(toolManifestSchema);
+
+  /** The manifest without what 1.3.0 added to 1.1.0. */
+  function without13Additions(manifest: unknown): unknown {
+    if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest)) return manifest;
+    const { needsApprovalWhenUnattended: _a, pauses: _p, resultIsOutsideData: _r, ...rest } = structuredClone(manifest) as Manifest;
+    const needsSpec = rest.needsSpec as Manifest | undefined;
+    if (needsSpec && typeof needsSpec === "object") delete needsSpec.connections;
+    const spec = rest.spec as Manifest | undefined;
+    if ((spec?.authorization as Manifest | undefined)?.kind === "connection") delete spec!.authorization;
+    return rest;
+  }
+
+  test("on every corpus manifest without 1.3.0 additions, our schema and 1.1.0 agree", () => {
+    const manifests = [...validManifests(), ...invalidManifests()].map((entry) => without13Additions(entry.manifest));
+    const disagreements = manifests.filter((manifest) => referenceAccepts(manifest) !== ourSchemaAccepts(manifest));
+    expect(disagreements).toEqual([]);
+  });
+
+  test("every valid corpus manifest without 1.3.0 additions is valid under 1.1.0", () => {
+    for (const { name, manifest } of validManifests()) expect(referenceAccepts(without13Additions(manifest)), name).toBe(true);
+  });
+
+  test("difference: 1.3.0 adds needsApprovalWhenUnattended, pauses and resultIsOutsideData", () => {
+    for (const field of ["needsApprovalWhenUnattended", "resultIsOutsideData"]) {
+      expect(referenceAccepts({ ...base, [field]: true })).toBe(false);
+      expectValid({ ...base, [field]: true });
+    }
+    expect(referenceAccepts({ ...base, codeArtifactRef: handler, pauses: true })).toBe(false);
+    expectValid({ ...base, codeArtifactRef: handler, pauses: true });
+  });
+
+  test('difference: 1.3.0 adds needsSpec.connections and authorization kind "connection"', () => {
+    const manifest = http(
+      { authorization: { kind: "connection", connection: "mail" } },
+      { needsSpec: { connections: { mail: { app: "google", permissions: ["gmail.readonly"], as: "person" } } } },
+    );
+    expect(referenceAccepts(manifest)).toBe(false);
+    expectValid(manifest);
+  });
+
+  test("difference: rules beyond the schema reject what 1.1.0's schema alone accepts", () => {
+    const cases: Array<[Manifest, string]> = [
+      [http({ urlTemplate: "https://{id}.example.com/" }), "/spec/urlTemplate"],
+      [http({}, { codeArtifactRef: handler }), "/spec"],
+      [{ ...base, input: { type: "array", prefixItems: [{}] } }, "/input"],
+      [{ ...base, mcpEndpoint: "example" }, "/mcpEndpoint"],
+      [{ ...base, network: { kind: "allowlist", hosts: ["https://x.example/"] } }, "/network/hosts/0"],
+    ];
+    for (const [manifest, path] of cases) {
+      expect(referenceAccepts(manifest)).toBe(true);
+      expectIssue(manifest, path);
+    }
+  });
+
+  test("the route seed's generated example body fails only where its placeholders are not real values", () => {
+    const { projectId: _projectId, ...example } = JSON.parse(
+      /body: '(\{.*\})'/.exec(readFileSync("/work/shared/seeds/003_8b0ba644dbd077e8.txt", "utf8"))![1],
+    );
+    expect(referenceAccepts(example)).toBe(false); // successStatus 1 is below 100 in 1.1.0 too
+    expect([...new Set(issuesOf(example).map((issue) => issue.path))].sort()).toEqual([
+      "/mcpEndpoint", // "example" is no MCP endpoint
+      "/spec", // spec together with codeArtifactRef
+      "/spec/successStatus/max",
+      "/spec/successStatus/min",
+      "/spec/urlTemplate", // "example" is no absolute URL
+      "/version", // "example" is no MAJOR.MINOR.PATCH
+    ]);
+  });
+});

@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { call, expectError, kindgi, toolManifest } from "./helpers/api";
+import { freshPostgresDatabase, root, startServer, type RunningServer } from "./helpers/server";
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function cli(args: string[], env: Record<string, string | undefined>) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  delete childEnv.DATABASE_URL;
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) childEnv[key] = value;
+  return spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/kindgi.ts", ...args], { cwd: root, env: childEnv, encoding: "utf8", timeout: 120_000 });
+}
+
+describe("first start on an empty database", () => {
+  it("creates a tenant, prints the admin credentials and a key once, and the key registers a tool", async () => {
+    const { backend } = kindgi();
+    const database = backend === "postgresql" ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!) : null;
+    if (database) cleanups.push(database.drop);
+    const env = { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined, KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined };
+    let server: RunningServer = await startServer({ env });
+    cleanups.push(() => server.stop());
+    const dataDir = server.dataDir;
+    if (dataDir) cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
+    const output = server.output();
+    const key = /API key:\s+(kgi_\w+)/.exec(output)![1];
+    const projectId = /project id:\s+([0-9a-f-]{36})/.exec(output)![1];
+    expect(output).toMatch(/admin email:\s+admin@kindgi\.local/);
+    expect(output).toMatch(/admin password:\s+\w{20}/);
+
+    const registered = await call("POST", "/v1/tools", { baseUrl: server.baseUrl, key, body: { ...toolManifest(), projectId } });
+    expect(registered.status).toBe(201);
+    // Without KINDGI_OPERATOR_TOKEN the operator route does not exist.
+    expectError(await call("POST", "/v1/tenants", { baseUrl: server.baseUrl, key, body: { name: "x" } }), 404, "not-found");
+
+    if (dataDir) {
+      // A second process on the same data folder is refused with a clear message, and so is the CLI.
+      const second = await startServer({ env, dataDir }).then(
+        (other) => {
+          cleanups.push(() => other.stop());
+          return "started";
+        },
+        (error: Error) => error.message,
+      );
+      expect(second).toMatch(/is in use by another Kindgi process/);
+      const refused = cli(["tenants", "create", "Blocked"], { KINDGI_DATA_DIR: path.join(dataDir, "pgdata") });
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/is in use by another Kindgi process/);
+    }
+
+    await server.stop();
+    // The CLI creates further tenants and prints JSON with the tenant, project and an admin key.
+    const created = cli(["tenants", "create", "CLI Company", "--admin-email", `cli-${Date.now()}@example.test`], { DATABASE_URL: database?.url, KINDGI_DATA_DIR: dataDir && path.join(dataDir, "pgdata") });
+    expect(created.status, created.stderr).toBe(0);
+    const tenant = JSON.parse(created.stdout);
+    expect(tenant).toMatchObject({ tenant: { name: "CLI Company" }, project: { isDefault: true }, apiKey: { key: expect.stringMatching(/^kgi_/) } });
+
+    // A restart neither creates nor prints anything new; every key keeps working.
+    server = await startServer({ env, dataDir });
+    cleanups.push(() => server.stop());
+    expect(server.output()).not.toContain("created the first tenant");
+    expect((await call("GET", "/v1/identity/whoami", { baseUrl: server.baseUrl, key })).status).toBe(200);
+    const cliWho = await call("GET", "/v1/identity/whoami", { baseUrl: server.baseUrl, key: tenant.apiKey.key });
+    expect(cliWho.body.tenant.name).toBe("CLI Company");
+    expect((await call("GET", `/v1/tools`, { baseUrl: server.baseUrl, key })).body.data).toHaveLength(1);
+  }, 240_000);
+});
