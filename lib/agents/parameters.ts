@@ -6,7 +6,9 @@ import { InstructionsError, renderInstructions, type RenderContext } from "./ins
 import type { AgentDefinition, Issue, ParameterType, PromptParameter } from "./validate-agent";
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
+/** RFC 3339 date-time: the date part is captured for the calendar check; a time zone is required. */
+const DATE_TIME_RE =
+  /^(\d{4}-\d{2}-\d{2})T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
 
 /** Whether `value` is a real calendar date written YYYY-MM-DD. */
 function isCalendarDate(value: string): boolean {
@@ -81,7 +83,8 @@ export function checkParameters(
   const names = new Set(declared.map((p) => p.name));
   const declaredList = declared.length ? declared.map((p) => p.name).join(", ") : "none";
   for (const name of Object.keys(supplied)) {
-    if (!names.has(name)) issues.push({ path: pointer(name), message: `unknown parameter "${name}" (declared: ${declaredList})` });
+    if (names.has(name)) continue;
+    issues.push({ path: pointer(name), message: `unknown parameter "${name}" (declared: ${declaredList})` });
   }
   return issues.length ? { ok: false, issues } : { ok: true, values };
 }
@@ -90,7 +93,10 @@ export function checkParameters(
 export type PreviewContext = { conversation?: RenderContext["conversation"]; now?: Date };
 
 /** The definition fields a render needs. */
-export type RenderableDefinition = Pick<AgentDefinition, "id" | "name" | "version" | "instructions" | "parameters">;
+export type RenderableDefinition = Pick<
+  AgentDefinition,
+  "id" | "name" | "version" | "instructions" | "parameters"
+>;
 
 /**
  * Check `parameters` against the definition, then render its instructions with them.

@@ -219,6 +219,11 @@ describe("validateAgentDefinition", () => {
       expect(validateAgentDefinition({ ...base(), output: { schema, name: "result", maxRepairs: 0 } }).ok).toBe(true);
     });
 
+    it("accepts a schema naming draft 2020-12 explicitly", () => {
+      const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "array", items: { type: "integer" } };
+      expect(validateAgentDefinition({ ...base(), output: { schema } }).ok).toBe(true);
+    });
+
     it("accepts two definitions whose schemas share an $id", () => {
       const output = { schema: { $id: "https://example.com/out", type: "object" } };
       expect(validateAgentDefinition({ ...base(), output }).ok).toBe(true);
@@ -227,6 +232,7 @@ describe("validateAgentDefinition", () => {
 
     it.each([
       [{ type: "object", propertys: {} }, 'unknown keyword: "propertys"'],
+      [{ type: "object", properties: { a: { typ: "string" } } }, 'unknown keyword: "typ"'],
       [{ type: "string", format: "moment" }, 'unknown format "moment"'],
       [{ type: "nothing" }, "schema is invalid"],
       [{ $schema: "http://json-schema.org/draft-07/schema#", type: "object" }, "no schema with key or ref"],

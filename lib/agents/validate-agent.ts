@@ -11,7 +11,7 @@ import {
   SEMVER_VERSION_PATTERN,
   agentDefinitionSchema,
 } from "./agent-schema";
-import { inspectInstructions } from "./instructions";
+import { inspectInstructions, type TemplateIssue } from "./instructions";
 import { parameterValueProblem } from "./parameters";
 
 /** A problem in a document, at a JSON pointer (RFC 6901; "" is the whole document). */
@@ -93,7 +93,9 @@ const PATTERN_MESSAGES: Record<string, string> = {
 };
 
 // verbose: errors carry the failing data (a bare-string tool reference gets its own message).
-const validateSchema = new Ajv2020({ allErrors: true, strict: true, verbose: true }).compile(agentDefinitionSchema);
+const validateSchema = new Ajv2020({ allErrors: true, strict: true, verbose: true }).compile(
+  agentDefinitionSchema,
+);
 
 // ---------------------------------------------------------------------------------------------
 // Schema errors → issues
@@ -124,8 +126,10 @@ function schemaMessage(error: ErrorObject): string {
       return `must have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"}`;
     case "minimum":
       return `must be at least ${String(p.limit)}`;
-    case "uniqueItems":
-      return `must not contain duplicates (items ${Math.min(Number(p.i), Number(p.j))} and ${Math.max(Number(p.i), Number(p.j))} are equal)`;
+    case "uniqueItems": {
+      const [first, second] = [Number(p.i), Number(p.j)].sort((a, b) => a - b);
+      return `must not contain duplicates (items ${first} and ${second} are equal)`;
+    }
     default:
       return error.message ?? `fails ${error.keyword}`;
   }
@@ -173,54 +177,72 @@ function records(value: unknown): Array<[number, Raw]> {
 
 const PARAMETER_TYPES = new Set<unknown>(["string", "number", "boolean", "date"]);
 
-function parameterIssues(def: Raw): Issue[] {
-  const issues: Issue[] = [];
+/** For each entry whose string `key` repeats an earlier entry's: its index and the first index. */
+function repeats(entries: Array<[number, Raw]>, key: string): Array<{ index: number; first: number; value: string }> {
   const firstIndex = new Map<string, number>();
-  for (const [i, param] of records(def.parameters)) {
-    if (typeof param.name === "string") {
-      if (RESERVED_PARAMETER_NAMES.has(param.name)) {
-        issues.push({
-          path: `/parameters/${i}/name`,
-          message: `"${param.name}" is reserved for an auto-var (today, now, agent, conversation); choose another name`,
-        });
-      }
-      const first = firstIndex.get(param.name);
-      if (first === undefined) firstIndex.set(param.name, i);
-      else issues.push({ path: `/parameters/${i}/name`, message: `duplicate parameter name (also /parameters/${first})` });
-    }
-    if (param.default !== undefined && PARAMETER_TYPES.has(param.type)) {
-      const problem = parameterValueProblem(param.type as ParameterType, param.default);
-      if (problem) issues.push({ path: `/parameters/${i}/default`, message: `${problem} to match the parameter's type "${String(param.type)}"` });
-    }
-  }
-  return issues;
+  return entries.flatMap(([index, entry]) => {
+    const value = entry[key];
+    if (typeof value !== "string") return [];
+    const first = firstIndex.get(value);
+    if (first === undefined) firstIndex.set(value, index);
+    return first === undefined ? [] : [{ index, first, value }];
+  });
+}
+
+function parameterNameIssues(def: Raw): Issue[] {
+  const params = records(def.parameters);
+  const reserved = params
+    .filter(([, p]) => typeof p.name === "string" && RESERVED_PARAMETER_NAMES.has(p.name))
+    .map(([i, p]) => ({
+      path: `/parameters/${i}/name`,
+      message: `"${String(p.name)}" is reserved for an auto-var (today, now, agent, conversation); choose another name`,
+    }));
+  const duplicates = repeats(params, "name").map(({ index, first }) => ({
+    path: `/parameters/${index}/name`,
+    message: `duplicate parameter name (also /parameters/${first})`,
+  }));
+  return [...reserved, ...duplicates];
+}
+
+function parameterDefaultIssues(def: Raw): Issue[] {
+  return records(def.parameters).flatMap(([i, p]) => {
+    if (p.default === undefined || !PARAMETER_TYPES.has(p.type)) return [];
+    const problem = parameterValueProblem(p.type as ParameterType, p.default);
+    if (!problem) return [];
+    return [{ path: `/parameters/${i}/default`, message: `${problem} to match the parameter's type "${String(p.type)}"` }];
+  });
 }
 
 function toolIssues(def: Raw): Issue[] {
-  const issues: Issue[] = [];
-  const firstIndex = new Map<string, number>();
-  for (const [i, ref] of records(def.tools)) {
-    if (typeof ref.version === "string" && ref.version.trim() && semver.validRange(ref.version) === null) {
-      issues.push({
-        path: `/tools/${i}/version`,
-        message: `must be an npm semver range such as "^1.2.3", "~1.2.3", "1.2.3" or ">=1.0.0 <2.0.0"`,
-      });
-    }
-    if (typeof ref.id !== "string") continue;
-    const first = firstIndex.get(ref.id);
-    if (first === undefined) firstIndex.set(ref.id, i);
-    else issues.push({ path: `/tools/${i}/id`, message: `duplicate tool "${ref.id}" (also /tools/${first})` });
-  }
-  return issues;
+  const refs = records(def.tools);
+  const ranges = refs
+    .filter(([, ref]) => typeof ref.version === "string" && ref.version.trim() && semver.validRange(ref.version) === null)
+    .map(([i]) => ({
+      path: `/tools/${i}/version`,
+      message: 'must be an npm semver range such as "^1.2.3", "~1.2.3", "1.2.3" or ">=1.0.0 <2.0.0"',
+    }));
+  const duplicates = repeats(refs, "id").map(({ index, first, value }) => ({
+    path: `/tools/${index}/id`,
+    message: `duplicate tool "${value}" (also /tools/${first})`,
+  }));
+  return [...ranges, ...duplicates];
 }
 
-/** Why `schema` does not compile as draft 2020-12 in Ajv strict mode, or null when it does. */
+/** Checks schemas against the draft 2020-12 meta-schema (compiled once, shared). */
+const metaSchemaAjv = new Ajv2020();
+
+/**
+ * Why `schema` does not compile as draft 2020-12 in Ajv strict mode, or null when it does.
+ * The same strictness as a native tool's schemas (lib/tools/json-schema.ts): every strict check, union types allowed.
+ */
 function outputSchemaProblem(schema: Raw): string | null {
-  // A fresh instance per check: schemas with an $id would otherwise collide across definitions.
-  // strictTypes/strictRequired stay off: they refuse valid conditional (if/then) schemas.
-  const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: false });
-  addFormats(ajv);
   try {
+    if (!metaSchemaAjv.validateSchema(schema)) {
+      return `schema is invalid: ${metaSchemaAjv.errorsText(metaSchemaAjv.errors)}`;
+    }
+    // A fresh instance per compile (cheap without meta-validation): an $id stays local to its definition.
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, validateSchema: false });
+    addFormats(ajv);
     ajv.compile(schema);
     return null;
   } catch (err) {
@@ -231,9 +253,8 @@ function outputSchemaProblem(schema: Raw): string | null {
 function outputIssues(def: Raw): Issue[] {
   if (!isRecord(def.output) || !isRecord(def.output.schema)) return [];
   const problem = outputSchemaProblem(def.output.schema);
-  return problem
-    ? [{ path: "/output/schema", message: `does not compile as a JSON Schema (draft 2020-12, strict): ${problem}` }]
-    : [];
+  if (!problem) return [];
+  return [{ path: "/output/schema", message: `does not compile as a JSON Schema (draft 2020-12, strict): ${problem}` }];
 }
 
 function retrievalIssues(def: Raw): Issue[] {
@@ -252,7 +273,7 @@ function declaredNames(def: Raw): string[] {
 function instructionsChecks(def: Raw): { issues: Issue[]; warnings: Issue[] } {
   if (typeof def.instructions !== "string" || !def.instructions) return { issues: [], warnings: [] };
   const { issues, referencedParameters } = inspectInstructions(def.instructions, declaredNames(def));
-  const toIssue = ({ message, line, column }: { message: string; line: number; column: number }): Issue => ({
+  const toIssue = ({ message, line, column }: TemplateIssue): Issue => ({
     path: "/instructions",
     message: `line ${line}, column ${column}: ${message}`,
   });
@@ -260,7 +281,10 @@ function instructionsChecks(def: Raw): { issues: Issue[]; warnings: Issue[] } {
   const used = new Set(referencedParameters);
   const warnings = records(def.parameters)
     .filter(([, p]) => typeof p.name === "string" && !used.has(p.name))
-    .map(([i, p]) => ({ path: `/parameters/${i}/name`, message: `parameter "${String(p.name)}" is not used by the instructions` }));
+    .map(([i, p]) => ({
+      path: `/parameters/${i}/name`,
+      message: `parameter "${String(p.name)}" is not used by the instructions`,
+    }));
   return { issues: [], warnings };
 }
 
@@ -288,7 +312,8 @@ export function validateAgentDefinition(def: unknown): AgentValidation {
   if (!isRecord(def)) return { ok: false, issues, warnings: [] };
   const instructions = instructionsChecks(def);
   issues.push(
-    ...parameterIssues(def),
+    ...parameterNameIssues(def),
+    ...parameterDefaultIssues(def),
     ...toolIssues(def),
     ...outputIssues(def),
     ...retrievalIssues(def),

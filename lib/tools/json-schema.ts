@@ -75,7 +75,7 @@ function createAjv(dialect: SchemaDialect, strict: boolean): Ajv {
 
 /**
  * Compiles `schema` in `dialect` and leaves nothing registered in the shared Ajv instance, so the same `$id` in two
- * manifests never collides and memory does not grow. Throws Ajv's error when the schema does not compile.
+ * manifests never collides. Throws Ajv's error when the schema does not compile.
  */
 export function compileDialectSchema(
   schema: Record<string, unknown>,
@@ -101,13 +101,13 @@ export function compileDialectSchema(
 export function jsonSchemaIssues(schema: Record<string, unknown>, transport: ToolTransport = "auto"): Issue[] {
   const isMcp = transport === "mcp";
   const dialect = schemaDialect(schema);
-  if (isMcp ? dialect === undefined : dialect !== "2020-12") {
+  if (!dialect || (!isMcp && dialect !== "2020-12")) {
     return [{ path: "/$schema", message: unsupportedDialectMessage(schema.$schema, isMcp) }];
   }
-  const ajv = ajvFor(dialect!, !isMcp);
+  const ajv = ajvFor(dialect, !isMcp);
   if (!ajv.validateSchema(schema)) return issuesFromAjvErrors(ajv.errors ?? []);
   try {
-    compileDialectSchema(schema, dialect!, { strict: !isMcp });
+    compileDialectSchema(schema, dialect, { strict: !isMcp });
     return [];
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
