@@ -55,6 +55,16 @@ describe("/v1 conventions", () => {
     expectError(await call("DELETE", "/v1/tools/a/b/c/d/e", { key: tenant.key }), 404, "not-found");
   });
 
+  it("answers a method the route does not serve with 405 and Allow", async () => {
+    const tenant = await newTenant();
+    const response = await call("DELETE", "/v1/tools", { key: tenant.key });
+    expectError(response, 405, "method-not-allowed");
+    expect(response.headers.get("allow")).toBe("GET, HEAD, POST");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expectError(await call("PUT", "/v1/tools/acme.x/versions/1.0.0", { key: tenant.key }), 405, "method-not-allowed");
+    expectError(await call("GET", "/v1/tokens/00000000-0000-4000-8000-000000000000/revoke", { key: tenant.key }), 405, "method-not-allowed");
+  });
+
   it("refuses bodies over 1 MiB with 413", async () => {
     const tenant = await newTenant();
     const big = { name: "x".repeat(1024 * 1024 + 10) };
