@@ -1,0 +1,54 @@
+/**
+ * Tool-call scheduling within one model step (Tool schema 1.3.0, `mutating`): calls to read-only tools that the
+ * step asks for one after another run at the same time, at most 8 at once; a call to a mutating tool runs on its
+ * own, and so does a read-only call that pauses or declares connections (it may wait). With the agent's
+ * `parallelToolCalls: false` every call runs on its own. Results keep the order of the calls.
+ */
+export const MAX_CONCURRENT_CALLS = 8;
+
+export type SchedulableCall = {
+  /** `mutating` of the tool; absent in a manifest means true. */
+  mutating: boolean;
+  pauses?: boolean;
+  declaresConnections?: boolean;
+};
+
+/** A call that may share its slot with neighbouring calls of the same kind. */
+export function runsConcurrently(call: SchedulableCall): boolean {
+  return !call.mutating && !call.pauses && !call.declaresConnections;
+}
+
+/** Splits the calls, in order, into groups: a run of concurrent calls, or one call alone. */
+export function planGroups<C extends SchedulableCall>(calls: readonly C[], options: { parallelToolCalls: boolean }): C[][] {
+  const groups: C[][] = [];
+  for (const call of calls) {
+    const last = groups[groups.length - 1];
+    if (options.parallelToolCalls && runsConcurrently(call) && last && runsConcurrently(last[0])) last.push(call);
+    else groups.push([call]);
+  }
+  return groups;
+}
+
+/** Runs `work` over `items` with at most `limit` at once; results in the items' order. */
+async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Executes the calls of one model step by the scheduling rule. `execute` must not throw for a tool failure
+ * (it returns the failure as a result); a throw aborts the step after the calls already started settle.
+ */
+export async function runToolCalls<C extends SchedulableCall, R>(calls: readonly C[], options: { parallelToolCalls: boolean }, execute: (call: C) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const group of planGroups(calls, options)) results.push(...(await pool(group, MAX_CONCURRENT_CALLS, (call) => execute(call))));
+  return results;
+}
