@@ -15,7 +15,8 @@ import { inspectInstructions, type TemplateIssue } from "./instructions";
 import { parameterValueProblem } from "./parameters";
 
 /** A problem in a document, at a JSON pointer (RFC 6901; "" is the whole document). */
-export type Issue = { path: string; message: string };
+import type { Issue } from "@/lib/errors";
+export type { Issue };
 
 /** Value type of a prompt parameter. */
 export type ParameterType = "string" | "number" | "boolean" | "date";

@@ -1,4 +1,5 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import { escapePointer, issuesFromAjvErrors as ajvIssues } from "@/lib/tools/json-schema";
 import addFormats from "ajv-formats";
 import { AppError, type Issue } from "@/lib/errors";
 import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
@@ -18,29 +19,6 @@ function compile(instance: Ajv2020, schema: JsonSchema): ValidateFunction {
   return validate;
 }
 
-const pointerEscape = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");
-
-/** Ajv errors as `{path, message}` issues with JSON pointers. */
-export function ajvIssues(errors: ErrorObject[] | null | undefined, prefix = ""): Issue[] {
-  const issues: Issue[] = [];
-  for (const error of errors ?? []) {
-    let path = prefix + error.instancePath;
-    let message = error.message ?? "is invalid";
-    if (error.keyword === "additionalProperties") {
-      const field = String((error.params as { additionalProperty: string }).additionalProperty);
-      path += "/" + pointerEscape(field);
-      message = `unknown field ${JSON.stringify(field)}`;
-    } else if (error.keyword === "required") {
-      const field = String((error.params as { missingProperty: string }).missingProperty);
-      path += "/" + pointerEscape(field);
-      message = "is required";
-    } else if (error.keyword === "enum") {
-      message = `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues).map(String).join(", ")}`;
-    }
-    if (!issues.some((issue) => issue.path === path && issue.message === message)) issues.push({ path, message });
-  }
-  return issues;
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VERSION = /^\d+\.\d+\.\d+$/;
@@ -85,7 +63,7 @@ export function validateQuery(operation: Operation, searchParams: URLSearchParam
   const schema = querySchemaOf(operation);
   const validate = compile(queryAjv, schema);
   if (!validate(query)) {
-    const issues = ajvIssues(validate.errors);
+    const issues = ajvIssues(validate.errors ?? []);
     throw new AppError("bad-input", `invalid query: ${issues.map((i) => `${i.path.slice(1)} ${i.message}`).join("; ")}`, { issues });
   }
   return query;
@@ -108,7 +86,7 @@ export function validateBody(operation: Operation, body: unknown): void {
   if (!spec) {
     if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
       const issues = isPlainObject(body)
-        ? Object.keys(body).map((field) => ({ path: `/${pointerEscape(field)}`, message: `unknown field ${JSON.stringify(field)}` }))
+        ? Object.keys(body).map((field) => ({ path: `/${escapePointer(field)}`, message: `unknown field ${JSON.stringify(field)}` }))
         : [{ path: "", message: "this operation takes no body" }];
       throw new AppError(isPlainObject(body) ? "unknown-field" : "bad-input", issues[0].message, { issues });
     }
@@ -119,13 +97,13 @@ export function validateBody(operation: Operation, body: unknown): void {
   const properties = (spec.schema.properties ?? {}) as Record<string, unknown>;
   const unknownFields = Object.keys(body).filter((field) => !(field in properties));
   if (unknownFields.length) {
-    const issues = unknownFields.map((field) => ({ path: `/${pointerEscape(field)}`, message: `unknown field ${JSON.stringify(field)}` }));
+    const issues = unknownFields.map((field) => ({ path: `/${escapePointer(field)}`, message: `unknown field ${JSON.stringify(field)}` }));
     throw new AppError("unknown-field", issues.map((issue) => issue.message).join("; "), { issues });
   }
   if (spec.validation === "top-level") return;
   const validate = compile(ajv, spec.schema);
   if (!validate(body)) {
-    const issues = ajvIssues(validate.errors);
+    const issues = ajvIssues(validate.errors ?? []);
     throw new AppError("bad-input", issues.map((issue) => `${issue.path || "body"} ${issue.message}`).join("; "), { issues });
   }
 }
@@ -142,7 +120,7 @@ export function findNulCharacter(value: unknown, path = ""): string | null {
   }
   if (typeof value === "object" && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      const here = `${path}/${pointerEscape(key)}`;
+      const here = `${path}/${escapePointer(key)}`;
       if (key.includes("\u0000")) return here;
       const found = findNulCharacter(item, here);
       if (found !== null) return found;

@@ -47,6 +47,6 @@ describe("route wrapper", () => {
     }, '{"n": "one"}');
     expect(response.status).toBe(400);
     expect(ran).toBe(false);
-    expect((await response.json()).error.details.issues).toEqual([{ path: "/n", message: "must be integer" }]);
+    expect((await response.json()).error.details.issues).toEqual([{ path: "/n", message: "must be an integer" }]);
   });
 });

@@ -11,7 +11,8 @@ import draft06MetaSchema from "ajv/dist/refs/json-schema-draft-06.json";
 import addFormats from "ajv-formats";
 
 /** One problem, at a JSON pointer ("" is the root). */
-export type Issue = { path: string; message: string };
+import type { Issue } from "@/lib/errors";
+export type { Issue };
 
 /** The JSON Schema dialects a tool schema may be written in. */
 export type SchemaDialect = "draft-06" | "draft-07" | "2019-09" | "2020-12";
