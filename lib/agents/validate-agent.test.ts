@@ -233,6 +233,7 @@ describe("validateAgentDefinition", () => {
     it.each([
       [{ type: "object", propertys: {} }, 'unknown keyword: "propertys"'],
       [{ type: "object", properties: { a: { typ: "string" } } }, 'unknown keyword: "typ"'],
+      [{ type: "object", properties: { ok: {} }, required: ["okay"] }, 'required property "okay" is not defined'],
       [{ type: "string", format: "moment" }, 'unknown format "moment"'],
       [{ type: "nothing" }, "schema is invalid"],
       [{ $schema: "http://json-schema.org/draft-07/schema#", type: "object" }, "no schema with key or ref"],
