@@ -1,0 +1,410 @@
+/**
+ * API throughput benchmark against a real `next start` (production build), on 127.0.0.1 only.
+ *
+ * Run:
+ *   npx tsx bench/api-throughput.ts                                  # embedded PGlite
+ *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
+ *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
+ * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --constant-requests N (3000),
+ *        --warmup N (50), --skip-build (reuse the existing .next build as is).
+ * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
+ *
+ * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (Node fetch,
+ * keep-alive), after a warm-up of --warmup requests that are not counted:
+ *   1. POST /v1/tools             – registers a distinct tool manifest per request (new id each time).
+ *   2. GET  /v1/tools?limit=100   – lists tools once at least 300 are registered (every page holds 100 items).
+ *   3. GET  /constant (baseline)  – a bare Next.js route handler returning constant JSON, in a minimal Next app built
+ *                                   at run time in a temp directory; it shows the floor set by Next.js itself.
+ * Only one server is under load at a time: the product server is stopped before the baseline server starts.
+ * Throughput = counted requests / wall time of the scenario; latency = time until the response body is fully read.
+ * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
+ * All servers are stopped and temp directories (PGlite data, baseline app) removed at the end, also on failure.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { freePort, freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
+
+const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
+const MIN_TOOLS_FOR_LIST = 300;
+const REQUEST_TIMEOUT_MS = 30_000;
+const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+/** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
+let interrupted = false;
+
+type Options = {
+  concurrency: number;
+  postRequests: number;
+  listRequests: number;
+  constantRequests: number;
+  warmup: number;
+  backend: "pglite" | "postgresql";
+  databaseUrl?: string;
+  skipBuild: boolean;
+};
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, constantRequests: 3000, warmup: 50, backend: "pglite", skipBuild: false };
+  let backendFlag: string | undefined;
+  const positiveInt = (flag: string, value: string | undefined, min: number): number => {
+    const n = Number(value);
+    if (value === undefined || !Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    switch (flag) {
+      case "--concurrency":
+        options.concurrency = positiveInt(flag, value(), 1);
+        break;
+      case "--post-requests":
+        options.postRequests = positiveInt(flag, value(), 1);
+        break;
+      case "--list-requests":
+        options.listRequests = positiveInt(flag, value(), 1);
+        break;
+      case "--constant-requests":
+        options.constantRequests = positiveInt(flag, value(), 1);
+        break;
+      case "--warmup":
+        options.warmup = positiveInt(flag, value(), 0);
+        break;
+      case "--backend":
+        backendFlag = value();
+        break;
+      case "--skip-build":
+        options.skipBuild = true;
+        break;
+      case "--help":
+      case "-h":
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--constant-requests N] [--warmup N] [--skip-build]");
+        process.exit(0);
+      default:
+        throw new Error(`unknown argument ${arg} (try --help)`);
+    }
+  }
+  if (backendFlag === "pg" || backendFlag === "postgres" || backendFlag === "postgresql") {
+    options.backend = "postgresql";
+    options.databaseUrl = process.env.DATABASE_URL || DEFAULT_PG_URL;
+  } else if (backendFlag === "pglite") {
+    options.backend = "pglite";
+  } else if (backendFlag !== undefined) {
+    throw new Error(`--backend must be pglite or pg, got ${backendFlag}`);
+  } else if (process.env.DATABASE_URL) {
+    options.backend = "postgresql";
+    options.databaseUrl = process.env.DATABASE_URL;
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Load generation
+
+type RequestSpec = { method: string; url: string; headers?: Record<string, string>; body?: string };
+type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number };
+
+/** Issues `count` requests built by `make(i)` with `concurrency` workers; every response body is read in full. */
+async function runLoad(scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
+  const latencies: number[] = [];
+  const errorSamples: string[] = [];
+  let errors = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < count && !interrupted) {
+      const spec = make(next++);
+      const started = performance.now();
+      try {
+        const response = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        const text = await response.text();
+        latencies.push(performance.now() - started);
+        if (response.status < 200 || response.status > 299) {
+          errors++;
+          if (errorSamples.length < 3) errorSamples.push(`${response.status} ${text.slice(0, 200)}`);
+        }
+      } catch (error) {
+        latencies.push(performance.now() - started);
+        errors++;
+        if (errorSamples.length < 3) errorSamples.push(String(error));
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0 };
+}
+
+/** Warm-up (not counted), then the measured run. */
+async function scenario(name: string, count: number, options: Options, make: (i: number) => RequestSpec): Promise<Result> {
+  let warmupErrors = 0;
+  if (options.warmup > 0) {
+    const warm = await runLoad(`${name} (warm-up)`, options.warmup, options.concurrency, make);
+    warmupErrors = warm.errors;
+    if (warm.errors) console.warn(`WARNING: ${warm.errors} errors during the warm-up of ${name}: ${warm.errorSamples.join(" | ")}`);
+  }
+  process.stdout.write(`running ${name}: ${count} requests, concurrency ${options.concurrency}… `);
+  const result = await runLoad(name, count, options.concurrency, make);
+  if (interrupted) throw new Error("interrupted");
+  console.log(`${result.seconds.toFixed(2)} s`);
+  return { ...result, warmupErrors };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+function printTable(results: Result[]) {
+  const header = ["scenario", "requests", "concurrency", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors"];
+  const rows = results.map((r) => {
+    const sorted = [...r.latencies].sort((a, b) => a - b);
+    return [r.scenario, String(r.requests), String(r.concurrency), (r.requests / r.seconds).toFixed(1), percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(row));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers
+
+let manifestCounter = 0;
+const runTag = Date.now().toString(36);
+/** A distinct, read-only tool manifest (same shape as tests/helpers/api.ts `toolManifest`). */
+function toolManifest() {
+  manifestCounter += 1;
+  return {
+    id: `bench.tool-${runTag}-${manifestCounter}`,
+    description: "Looks up a word in a benchmark dictionary.",
+    version: "1.0.0",
+    input: { type: "object", properties: { word: { type: "string" } }, required: ["word"], additionalProperties: false },
+    output: { type: "object", properties: { definition: { type: "string" } } },
+    mutating: false,
+    effects: [{ kind: "reads", resource: "dictionary" }],
+  };
+}
+
+/** Runs `node <args>` to completion; a build blocked by another `next build` in the same folder is retried for up to 5 min. */
+async function run(label: string, args: string[], cwd: string) {
+  const started = performance.now();
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    const result = spawnSync(process.execPath, args, { cwd, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    if (result.status === 0) break;
+    const output = `${result.stdout}\n${result.stderr}`;
+    if (/Another next build process is already running/.test(output) && Date.now() < deadline) {
+      console.log(`${label}: another next build is running in ${cwd}, retrying in 5 s…`);
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      continue;
+    }
+    throw new Error(`${label} failed (${result.status ?? result.signal}):\n${output}`);
+  }
+  console.log(`${label}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function commonAncestor(a: string, b: string): string {
+  const left = a.split(path.sep);
+  const right = b.split(path.sep);
+  let i = 0;
+  while (i < left.length && i < right.length && left[i] === right[i]) i++;
+  return left.slice(0, i).join(path.sep) || path.sep;
+}
+
+/** Writes the minimal baseline Next app (one constant JSON route) into `dir` and builds it. */
+async function createBaselineApp(dir: string) {
+  fs.mkdirSync(path.join(dir, "app/constant"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "kindgi-bench-baseline", private: true, type: "module" }, null, 2) + "\n");
+  // node_modules is a symlink to /work/main/node_modules; Turbopack only resolves files inside its root, so the root
+  // is the nearest directory holding both (the same for output file tracing, which Next.js wants equal to it).
+  const workspaceRoot = commonAncestor(fs.realpathSync(dir), fs.realpathSync(root));
+  fs.writeFileSync(
+    path.join(dir, "next.config.mjs"),
+    `/** @type {import('next').NextConfig} */\nexport default { poweredByHeader: false, turbopack: { root: ${JSON.stringify(workspaceRoot)} }, outputFileTracingRoot: ${JSON.stringify(workspaceRoot)} };\n`,
+  );
+  fs.writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify(
+      {
+        compilerOptions: { target: "ES2022", lib: ["dom", "dom.iterable", "esnext"], allowJs: true, skipLibCheck: true, strict: true, noEmit: true, esModuleInterop: true, module: "esnext", moduleResolution: "bundler", resolveJsonModule: true, isolatedModules: true, jsx: "react-jsx", incremental: true, plugins: [{ name: "next" }] },
+        include: ["next-env.d.ts", "**/*.ts", "**/*.tsx", ".next/types/**/*.ts"],
+        exclude: ["node_modules"],
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  fs.writeFileSync(path.join(dir, "app/layout.tsx"), 'export default function RootLayout({ children }: { children: React.ReactNode }) {\n  return (\n    <html lang="en">\n      <body>{children}</body>\n    </html>\n  );\n}\n');
+  fs.writeFileSync(path.join(dir, "app/constant/route.ts"), 'export const dynamic = "force-dynamic";\n\nexport function GET() {\n  return Response.json({ ok: true, items: [1, 2, 3] });\n}\n');
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
+  await run("baseline next build", [path.join(dir, "node_modules/next/dist/bin/next"), "build"], dir);
+}
+
+/** `next start` of the baseline app on 127.0.0.1; resolves once GET /constant answers 200. */
+async function startBaseline(dir: string): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [path.join(dir, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: dir,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // already gone
+      }
+    };
+    kill("SIGTERM");
+    const timer = setTimeout(() => kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`baseline server exited with ${child.exitCode}:\n${output}`);
+    try {
+      const response = await fetch(`${baseUrl}/constant`);
+      await response.text();
+      if (response.ok) return { baseUrl, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await stop();
+  throw new Error(`baseline server did not answer:\n${output}`);
+}
+
+async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
+  const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const cleanups: Array<{ label: string; fn: () => Promise<void> | void }> = [];
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const { label, fn } of cleanups.reverse()) {
+        try {
+          await fn();
+        } catch (error) {
+          console.error(`cleanup (${label}) failed: ${error}`);
+        }
+      }
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping servers and removing temp directories…`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  const cpus = os.cpus();
+  console.log(`machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "unknown"}), ${os.platform()} ${os.arch()}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
+  console.log(`backend: ${options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per run)` : "PGlite (embedded, fresh data dir)"}`);
+  console.log(`concurrency ${options.concurrency}, warm-up ${options.warmup} requests per scenario (not counted)\n`);
+
+  const results: Result[] = [];
+  try {
+    if (options.skipBuild && fs.existsSync(path.join(root, ".next/BUILD_ID"))) console.log("product next build: skipped (--skip-build)");
+    else await run("product next build", [nextBin, "build"], root);
+
+    const baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-baseline-"));
+    cleanups.push({ label: "baseline dir", fn: () => fs.rmSync(baselineDir, { recursive: true, force: true }) });
+    await createBaselineApp(baselineDir);
+
+    // --- product server -------------------------------------------------------------------------------------
+    let databaseUrl: string | undefined;
+    if (options.backend === "postgresql") {
+      const database = await freshPostgresDatabase(options.databaseUrl!);
+      cleanups.push({ label: "drop database", fn: database.drop });
+      databaseUrl = database.url;
+    }
+    const operatorToken = newOperatorToken();
+    const server = await startServer({ env: { DATABASE_URL: databaseUrl, KINDGI_OPERATOR_TOKEN: operatorToken } });
+    cleanups.push({ label: "product server", fn: server.stop });
+    if (server.dataDir) {
+      const dataDir = server.dataDir;
+      // Registered after the server, so it runs after the server has stopped (cleanups run in reverse).
+      cleanups.splice(cleanups.length - 1, 0, { label: "PGlite data dir", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
+    }
+    console.log(`product server: ${server.baseUrl}`);
+
+    const tenant = await postJson(`${server.baseUrl}/v1/tenants`, operatorToken, { name: "bench" });
+    if (tenant.status !== 201) throw new Error(`tenant creation failed: ${tenant.status} ${tenant.text}`);
+    const apiKey: string = tenant.json.apiKey.key;
+    const projectId: string = tenant.json.project.id;
+    const auth = { Authorization: `Bearer ${apiKey}` };
+
+    const registerTool = (): RequestSpec => ({
+      method: "POST",
+      url: `${server.baseUrl}/v1/tools`,
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ ...toolManifest(), projectId }),
+    });
+    results.push(await scenario("POST /v1/tools", options.postRequests, options, registerTool));
+
+    // Make sure the list scenario pages through at least 300 tools (untimed top-up when --post-requests is small).
+    const failedPosts = results[0].errors + results[0].warmupErrors;
+    const registered = manifestCounter - failedPosts;
+    if (registered < MIN_TOOLS_FOR_LIST) {
+      const topUp = await runLoad("top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
+      if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
+    }
+    const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
+    const page = (await probe.json()) as { data?: unknown[] };
+    if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
+    results.push(await scenario("GET /v1/tools?limit=100", options.listRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth })));
+
+    await server.stop();
+
+    // --- baseline server ------------------------------------------------------------------------------------
+    const baseline = await startBaseline(baselineDir);
+    cleanups.push({ label: "baseline server", fn: baseline.stop });
+    console.log(`baseline server: ${baseline.baseUrl}`);
+    results.push(await scenario("GET /constant (bare Next.js)", options.constantRequests, options, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` })));
+    await baseline.stop();
+
+    console.log("");
+    printTable(results);
+    const failing = results.filter((r) => r.errors > 0);
+    for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
+    if (failing.length) process.exitCode = 1;
+  } finally {
+    await cleanup();
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+  }
+}
+
+main().catch((error) => {
+  if (!interrupted) console.error(error instanceof Error ? error.stack ?? error.message : error);
+  process.exitCode = 1;
+});
