@@ -44,6 +44,10 @@ export const errorStatus = {
   "payload-too-large": 413,
   /** A tool range matches no active registered version. */
   "tool-version-unresolvable": 422,
+  /** A secret a tool or provider names does not exist in the tenant. */
+  "secret-not-found": 404,
+  /** Secrets cannot be stored or read: no usable KINDGI_SECRETS_KEY. */
+  "secrets-unavailable": 503,
   /** An unexpected failure; the details stay in the server log under the request id. */
   "internal-server-error": 500,
 } as const satisfies Record<string, number>;

@@ -7,6 +7,7 @@ const paramSchemas = {
   uuid: { type: "string", format: "uuid" },
   catalogId: { type: "string", minLength: 1, maxLength: 200 },
   version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$" },
+  secretName: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,128}$" },
 } as const;
 
 /** Every route may answer these besides its own. */

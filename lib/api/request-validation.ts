@@ -32,6 +32,8 @@ function checkParam(kind: ParamKind, value: string): boolean {
       return UUID.test(value);
     case "version":
       return VERSION.test(value);
+    case "secretName":
+      return /^[A-Za-z0-9_.-]{1,128}$/.test(value);
     case "catalogId":
       return value.length >= 1 && value.length <= 200 && !/[\u0000-\u001f]/.test(value);
   }

@@ -121,7 +121,10 @@ export const listAgentsOperation = defineOperation({
   errors: ["bad-input", "unknown-field"],
 });
 
-export const validateAgentOperation = defineOperation({
+// Named to sort before the `{agentId}` operations: lib/api/method-table.ts takes the first path template that
+// matches, in the (alphabetical) order of this module's exports, and `/v1/agents/{agentId}` also matches
+// `/v1/agents/validate`.
+export const dryRunAgentOperation = defineOperation({
   operationId: "validateAgent",
   method: "POST",
   path: "/v1/agents/validate",
