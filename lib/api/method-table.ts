@@ -1,6 +1,6 @@
 import { allOperations } from "@/lib/api/operations";
 
-type Template = { pattern: RegExp; methods: Set<string> };
+type Template = { pattern: RegExp; methods: Set<string>; params: number };
 
 let templates: Template[] | null = null;
 function table(): Template[] {
@@ -10,7 +10,10 @@ function table(): Template[] {
   templates = [...byPath].map(([path, methods]) => ({
     pattern: new RegExp("^" + path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+") + "/?$"),
     methods: new Set([...methods, ...(methods.has("GET") ? ["HEAD"] : [])]),
+    params: (path.match(/\{/g) ?? []).length,
   }));
+  // As Next.js routes: a static segment wins over a parameter (`/v1/agents/validate` before `/v1/agents/{agentId}`).
+  templates.sort((a, b) => a.params - b.params);
   return templates;
 }
 

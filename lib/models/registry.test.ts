@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { describeProvider, listProviders } from "./registry";
+
+describe("listProviders", () => {
+  it("always has dev-echo, last", () => {
+    const providers = listProviders({});
+    expect(providers.map((p) => p.id)).toEqual(["dev-echo"]);
+    expect(describeProvider(providers[0])).toEqual({ id: "dev-echo", kind: "dev-echo", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+  });
+
+  it("lists scripted with KINDGI_DEV_PROVIDERS=1 only", () => {
+    expect(listProviders({ KINDGI_DEV_PROVIDERS: "1" }).map((p) => p.id)).toEqual(["scripted", "dev-echo"]);
+    expect(listProviders({ KINDGI_DEV_PROVIDERS: "0" }).map((p) => p.id)).toEqual(["dev-echo"]);
+  });
+
+  it("adds environment providers when their key is set, with their model lists and never a key", () => {
+    const env = { OPENAI_API_KEY: "sk-secret-1", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_MODELS: " gpt-4o , my-local-model,,gpt-4o", ANTHROPIC_API_KEY: "sk-ant-secret-2" };
+    const providers = listProviders(env);
+    expect(providers.map((p) => [p.id, p.kind, p.source])).toEqual([
+      ["openai", "openai-compatible", "environment"],
+      ["anthropic", "anthropic", "environment"],
+      ["dev-echo", "dev-echo", "built-in"],
+    ]);
+    expect(providers[0].models.map((m) => m.name)).toEqual(["gpt-4o", "my-local-model"]);
+    expect(providers[0].models[0]).toMatchObject({ contextTokens: 128000, features: ["tool-use", "json-output"] });
+    expect(providers[0].models[1]).toEqual({ name: "my-local-model", features: ["tool-use", "json-output"] });
+    expect(providers[0]).toMatchObject({ baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "OPENAI_API_KEY" });
+    expect(providers[1]).toMatchObject({ apiKeyEnv: "ANTHROPIC_API_KEY" });
+    expect(providers[1].baseUrl).toBeUndefined();
+    expect(providers[1].models.map((m) => m.name)).toEqual(["claude-sonnet-4-5"]);
+    const shown = JSON.stringify(providers.map(describeProvider));
+    expect(shown).not.toContain("secret");
+    expect(shown).not.toContain("127.0.0.1");
+    expect(JSON.stringify(providers)).not.toContain("secret");
+  });
+
+  it("ignores blank keys and defaults the OpenAI model", () => {
+    expect(listProviders({ OPENAI_API_KEY: "  ", ANTHROPIC_API_KEY: "" }).map((p) => p.id)).toEqual(["dev-echo"]);
+    expect(listProviders({ OPENAI_API_KEY: "k", OPENAI_MODELS: " , " })[0].models.map((m) => m.name)).toEqual(["gpt-4o-mini"]);
+  });
+});

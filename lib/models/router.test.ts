@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { listProviders, type ProviderDescriptor } from "./registry";
+import { routeCapability, type RoutableDefinition } from "./router";
+
+const withKeys = { OPENAI_API_KEY: "sk-test-openai", ANTHROPIC_API_KEY: "sk-ant-test", OPENAI_MODELS: "gpt-4o-mini,gpt-4o", KINDGI_DEV_PROVIDERS: "1" };
+const agent = (overrides: Partial<RoutableDefinition> = {}): RoutableDefinition => ({ capabilities: [{}], tools: [], ...overrides });
+const tool = { id: "acme.lookup", version: "^1.0.0" };
+
+describe("routeCapability", () => {
+  it("routes to the first non-dev provider in registry order when nothing is preferred", () => {
+    expect(routeCapability(agent(), listProviders(withKeys))).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+    expect(routeCapability(agent(), listProviders({ ANTHROPIC_API_KEY: "k" }))).toMatchObject({ providerId: "anthropic", model: "claude-sonnet-4-5" });
+  });
+
+  it("honours preferredProvider and preferredModel when they satisfy the capability", () => {
+    const routed = routeCapability(agent({ preferredProvider: "anthropic" }), listProviders(withKeys));
+    expect(routed).toMatchObject({ providerId: "anthropic", model: "claude-sonnet-4-5" });
+    expect((routed as { reason: string }).reason).toContain('preferred provider "anthropic"');
+    expect(routeCapability(agent({ preferredProvider: "openai", preferredModel: "gpt-4o" }), listProviders(withKeys))).toMatchObject({ providerId: "openai", model: "gpt-4o" });
+    // preferredModel alone picks the provider offering it.
+    expect(routeCapability(agent({ preferredModel: "gpt-4o" }), listProviders(withKeys))).toMatchObject({ providerId: "openai", model: "gpt-4o" });
+  });
+
+  it("keeps the preferred provider but not a preferred model it does not offer", () => {
+    const routed = routeCapability(agent({ preferredProvider: "openai", preferredModel: "claude-sonnet-4-5" }), listProviders(withKeys));
+    expect(routed).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+    expect((routed as { reason: string }).reason).toContain('preferred model "claude-sonnet-4-5" is not offered');
+  });
+
+  it("ignores a preferred provider that does not satisfy the capability, or is not configured, and routes normally", () => {
+    const providers = listProviders(withKeys);
+    const denied = routeCapability(agent({ preferredProvider: "anthropic", capabilities: [{ needs: [{ providers: { deny: ["anthropic"] } }] }] }), providers);
+    expect(denied).toMatchObject({ providerId: "openai" });
+    expect((denied as { reason: string }).reason).toContain('preferred provider "anthropic" does not satisfy the capability');
+    const contextTooSmall = routeCapability(agent({ preferredProvider: "openai", capabilities: [{ needs: [{ contextWindow: { op: ">=", value: 150_000 } }] }] }), providers);
+    expect(contextTooSmall).toMatchObject({ providerId: "anthropic" });
+    const unknown = routeCapability(agent({ preferredProvider: "mistral" }), providers);
+    expect(unknown).toMatchObject({ providerId: "openai" });
+    expect((unknown as { reason: string }).reason).toContain('"mistral" is not configured');
+  });
+
+  it("uses dev-echo only as the fallback, and when explicitly preferred", () => {
+    const routed = routeCapability(agent({ tools: [tool] }), listProviders({}));
+    expect(routed).toMatchObject({ providerId: "dev-echo", model: "dev-echo" });
+    expect((routed as { reason: string }).reason).toContain("fallback");
+    // With a real provider configured, dev-echo is never chosen unless the agent asks for it.
+    expect(routeCapability(agent({ tools: [tool] }), listProviders({ OPENAI_API_KEY: "k" }))).toMatchObject({ providerId: "openai" });
+    expect(routeCapability(agent({ preferredProvider: "dev-echo" }), listProviders({ OPENAI_API_KEY: "k" }))).toMatchObject({ providerId: "dev-echo" });
+    // A real provider that does not fit leaves dev-echo as the fallback.
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ providers: { deny: ["openai"] } }] }] }), listProviders({ OPENAI_API_KEY: "k" }))).toMatchObject({ providerId: "dev-echo" });
+  });
+
+  it("routes to scripted only when the agent names it", () => {
+    const providers = listProviders({ KINDGI_DEV_PROVIDERS: "1" });
+    expect(routeCapability(agent(), providers)).toMatchObject({ providerId: "dev-echo" });
+    expect(routeCapability(agent({ preferredProvider: "scripted" }), providers)).toMatchObject({ providerId: "scripted", model: "scripted" });
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ providers: { allow: ["scripted"] } }] }] }), providers)).toMatchObject({ providerId: "scripted" });
+    const jsonOnly = routeCapability(agent({ capabilities: [{ needs: [{ feature: "json-output" }] }] }), providers);
+    expect(jsonOnly).toMatchObject({ error: "no-provider" });
+    expect((jsonOnly as { message: string }).message).toContain("scripted serves only agents that name it");
+  });
+
+  it("requires tool-use for an agent with tools", () => {
+    const noTools: ProviderDescriptor[] = [{ id: "plain", kind: "openai-compatible", capabilityKind: "llm-inference", models: [{ name: "plain-1", features: [] }], source: "environment", dev: false, routing: "normal" }];
+    expect(routeCapability(agent(), noTools)).toMatchObject({ providerId: "plain" });
+    const failed = routeCapability(agent({ tools: [tool] }), noTools);
+    expect(failed).toMatchObject({ error: "no-provider" });
+    expect((failed as { message: string }).message).toContain('lacks feature "tool-use"');
+  });
+
+  it("reports no-provider for a feature nobody has and for a kind nobody serves", () => {
+    const vision = routeCapability(agent({ capabilities: [{ needs: [{ feature: "vision" }] }] }), listProviders(withKeys));
+    expect(vision).toMatchObject({ error: "no-provider" });
+    expect((vision as { message: string }).message).toMatch(/dev-echo: model "dev-echo" lacks feature "vision"/);
+    const gpu = routeCapability(agent({ capabilities: [{ kind: "gpu-compute", needs: [{ feature: "tool-use" }] }] }), listProviders(withKeys));
+    expect(gpu).toEqual({ error: "no-provider", message: expect.stringContaining('no provider serves capability kind "gpu-compute"') });
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ region: "eu-only" }] }] }), listProviders({}))).toMatchObject({ error: "no-provider" });
+  });
+
+  it("checks context windows, cost, model allow/deny lists; structured-output is served by json-output", () => {
+    const providers = listProviders(withKeys);
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ models: { allow: ["gpt-4o"] } }] }] }), providers)).toMatchObject({ providerId: "openai", model: "gpt-4o" });
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ models: { deny: ["gpt-4o-mini"] } }] }] }), providers)).toMatchObject({ providerId: "openai", model: "gpt-4o" });
+    // A nominal call (1k in + 1k out) on claude-sonnet-4-5 costs 0.018 USD.
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ costPerCall: { op: ">=", usd: 0.015 } }] }] }), providers)).toMatchObject({ providerId: "anthropic" });
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ feature: "structured-output" }] }] }), providers)).toMatchObject({ providerId: "openai" });
+    expect(routeCapability(agent({ capabilities: [{ needs: [{ teleport: true }] }] }), providers)).toMatchObject({ error: "no-provider" });
+  });
+
+  it("orders by prefer weights among normal providers, never above the fallback tier", () => {
+    const providers = listProviders(withKeys);
+    // Cheaper wins under lower-cost: gpt-4o-mini over claude and gpt-4o.
+    expect(routeCapability(agent({ capabilities: [{ prefer: [{ feature: "lower-cost", weight: 1 }] }] }), providers)).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+    const custom: ProviderDescriptor[] = [
+      { id: "a", kind: "openai-compatible", capabilityKind: "llm-inference", models: [{ name: "a-1", features: [] }], source: "environment", dev: false, routing: "normal" },
+      { id: "b", kind: "openai-compatible", capabilityKind: "llm-inference", models: [{ name: "b-1", features: ["vision"] }], source: "environment", dev: false, routing: "normal" },
+      ...listProviders({}),
+    ];
+    expect(routeCapability(agent({ capabilities: [{ prefer: [{ feature: "vision", weight: 2 }] }] }), custom)).toMatchObject({ providerId: "b" });
+    expect(routeCapability(agent(), custom)).toMatchObject({ providerId: "a" });
+  });
+
+  it("is deterministic: the same inputs give the same answer", () => {
+    const providers = listProviders(withKeys);
+    const definition = agent({ tools: [tool], preferredProvider: "anthropic" });
+    expect(routeCapability(definition, providers)).toEqual(routeCapability(definition, providers));
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The capability router: which provider and model serve an agent.
+ *
+ * It looks at the agent's FIRST capability (kind default `llm-inference`) and its hard requirements (`needs`),
+ * adds `tool-use` when the agent has tools, and keeps the (provider, model) pairs that satisfy all of them.
+ * Among those: the agent's `preferredProvider` (+ `preferredModel`) when it fits — a soft hint, ignored with a
+ * reason when it does not; otherwise normal providers in registry order (highest `prefer` score first), then
+ * the `dev-echo` fallback. A provider with routing `explicit` (scripted) is a candidate only when the agent
+ * names it. Pure: no I/O, deterministic for the same inputs.
+ */
+import type { AgentDefinition, Capability } from "@/lib/agents/validate-agent";
+import { LLM_INFERENCE, type ModelInfo, type ProviderDescriptor } from "@/lib/models/registry";
+
+export type RouteDecision = { providerId: string; model: string; reason: string };
+export type RouteFailure = { error: "no-provider"; message: string };
+export type RouteResult = RouteDecision | RouteFailure;
+
+/** The definition fields routing reads. */
+export type RoutableDefinition = Pick<AgentDefinition, "capabilities" | "tools" | "preferredProvider" | "preferredModel">;
+
+/** Capability feature names that a provider's feature of another name satisfies. */
+const FEATURE_ALIASES: Record<string, string[]> = {
+  "structured-output": ["json-output"],
+  "json-output": ["structured-output"],
+};
+
+/**
+ * Tokens of the nominal call a `costPerCall` requirement is checked against (a call's real size is unknown
+ * before it happens): 1,000 input and 1,000 output tokens at the model's list price.
+ */
+export const NOMINAL_CALL_TOKENS = { input: 1_000, output: 1_000 };
+
+type Op = ">=" | ">" | "=" | "<=" | "<";
+type Need = Record<string, unknown>;
+
+function compare(actual: number, op: Op, expected: number): boolean {
+  switch (op) {
+    case ">=":
+      return actual >= expected;
+    case ">":
+      return actual > expected;
+    case "=":
+      return actual === expected;
+    case "<=":
+      return actual <= expected;
+    case "<":
+      return actual < expected;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []);
+const isOp = (value: unknown): value is Op => typeof value === "string" && [">=", ">", "=", "<=", "<"].includes(value);
+
+function hasFeature(model: ModelInfo, feature: string): boolean {
+  return model.features.includes(feature) || (FEATURE_ALIASES[feature] ?? []).some((alias) => model.features.includes(alias));
+}
+
+/** Why `model` of `provider` does not satisfy `need`, or null when it does. */
+function needProblem(need: Need, provider: ProviderDescriptor, model: ModelInfo): string | null {
+  if (typeof need.feature === "string") return hasFeature(model, need.feature) ? null : `lacks feature "${need.feature}"`;
+  if (isRecord(need.contextWindow)) {
+    const { op, value } = need.contextWindow;
+    if (!isOp(op) || typeof value !== "number") return "has an unreadable contextWindow requirement";
+    if (model.contextTokens === undefined) return "declares no context window";
+    return compare(model.contextTokens, op, value) ? null : `context window ${model.contextTokens} is not ${op} ${value}`;
+  }
+  if (isRecord(need.costPerCall)) {
+    const { op, usd } = need.costPerCall;
+    if (!isOp(op) || typeof usd !== "number") return "has an unreadable costPerCall requirement";
+    if (model.inputUsdPerMTok === undefined || model.outputUsdPerMTok === undefined) return "declares no prices";
+    const cost = (model.inputUsdPerMTok * NOMINAL_CALL_TOKENS.input + model.outputUsdPerMTok * NOMINAL_CALL_TOKENS.output) / 1_000_000;
+    return compare(cost, op, usd) ? null : `a nominal call costs ${cost} USD, not ${op} ${usd}`;
+  }
+  if (typeof need.region === "string") return `declares no region (needs "${need.region}")`;
+  if (isRecord(need.p95LatencyMs)) return "declares no p95 latency";
+  if (isRecord(need.providers)) {
+    const allow = strings(need.providers.allow);
+    const deny = strings(need.providers.deny);
+    if (Array.isArray(need.providers.allow) && !allow.includes(provider.id)) return "is not in providers.allow";
+    return deny.includes(provider.id) ? "is in providers.deny" : null;
+  }
+  if (isRecord(need.models)) {
+    const allow = strings(need.models.allow);
+    const deny = strings(need.models.deny);
+    if (Array.isArray(need.models.allow) && !allow.includes(model.name)) return "is not in models.allow";
+    return deny.includes(model.name) ? "is in models.deny" : null;
+  }
+  return `cannot satisfy the unknown requirement ${JSON.stringify(need)}`;
+}
+
+/** The hard requirements of a capability, plus `tool-use` when the agent has tools. */
+function needsOf(capability: Capability, definition: RoutableDefinition): Need[] {
+  const needs = (Array.isArray(capability.needs) ? capability.needs : []).filter(isRecord);
+  const hasTools = Array.isArray(definition.tools) && definition.tools.length > 0;
+  if (hasTools && !needs.some((need) => need.feature === "tool-use")) return [...needs, { feature: "tool-use" }];
+  return needs;
+}
+
+/** Whether the agent names `provider` (preferredProvider or a providers.allow need): what makes an explicit provider a candidate. */
+function namesProvider(provider: ProviderDescriptor, definition: RoutableDefinition, needs: Need[]): boolean {
+  if (definition.preferredProvider === provider.id) return true;
+  return needs.some((need) => isRecord(need.providers) && strings(need.providers.allow).includes(provider.id));
+}
+
+function preferenceScore(capability: Capability, model: ModelInfo): number {
+  const prefer = (Array.isArray(capability.prefer) ? capability.prefer : []).filter(isRecord);
+  let score = 0;
+  for (const preference of prefer) {
+    if (typeof preference.feature !== "string" || typeof preference.weight !== "number") continue;
+    if (preference.feature === "lower-cost" && model.inputUsdPerMTok !== undefined && model.outputUsdPerMTok !== undefined) {
+      // Cheaper is better: scales the weight down as the nominal call's price grows (free = full weight).
+      const cost = (model.inputUsdPerMTok * NOMINAL_CALL_TOKENS.input + model.outputUsdPerMTok * NOMINAL_CALL_TOKENS.output) / 1_000_000;
+      score += preference.weight / (1 + cost * 100);
+    } else if (hasFeature(model, preference.feature)) score += preference.weight;
+  }
+  return score;
+}
+
+const TIER: Record<ProviderDescriptor["routing"], number> = { normal: 0, explicit: 1, fallback: 2 };
+
+type Candidate = { provider: ProviderDescriptor; model: ModelInfo; providerIndex: number; modelIndex: number; score: number };
+
+/**
+ * Picks the provider and model for the agent's first capability, or explains why none can serve it.
+ * `preferredProvider`/`preferredModel` win when they satisfy the capability; `dev-echo` (routing `fallback`)
+ * serves only when nothing else fits.
+ */
+export function routeCapability(definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): RouteResult {
+  const capability: Capability = Array.isArray(definition.capabilities) && isRecord(definition.capabilities[0]) ? definition.capabilities[0] : {};
+  const kind = typeof capability.kind === "string" ? capability.kind : LLM_INFERENCE;
+  const needs = needsOf(capability, definition);
+  const ofKind = providers.filter((provider) => provider.capabilityKind === kind);
+  if (ofKind.length === 0) return { error: "no-provider", message: `no provider serves capability kind "${kind}" (providers: ${providers.map((p) => `${p.id} serves ${p.capabilityKind}`).join(", ") || "none"})` };
+
+  const candidates: Candidate[] = [];
+  const rejections: string[] = [];
+  ofKind.forEach((provider, providerIndex) => {
+    if (provider.routing === "explicit" && !namesProvider(provider, definition, needs)) {
+      rejections.push(`${provider.id} serves only agents that name it (preferredProvider)`);
+      return;
+    }
+    const modelProblems: string[] = [];
+    provider.models.forEach((model, modelIndex) => {
+      const problem = needs.map((need) => needProblem(need, provider, model)).find((p) => p !== null);
+      if (problem) modelProblems.push(`model "${model.name}" ${problem}`);
+      else candidates.push({ provider, model, providerIndex, modelIndex, score: preferenceScore(capability, model) });
+    });
+    if (modelProblems.length === provider.models.length) rejections.push(`${provider.id}: ${modelProblems.join("; ") || "offers no model"}`);
+  });
+  if (candidates.length === 0) {
+    return { error: "no-provider", message: `no provider can serve the agent's capability (${kind}${needs.length ? `, needs ${needs.map((n) => JSON.stringify(n)).join(", ")}` : ""}): ${rejections.join("; ")}` };
+  }
+
+  candidates.sort((a, b) => TIER[a.provider.routing] - TIER[b.provider.routing] || b.score - a.score || a.providerIndex - b.providerIndex || a.modelIndex - b.modelIndex);
+  const { preferredProvider, preferredModel } = definition;
+  const notes: string[] = [];
+
+  if (preferredProvider) {
+    const own = candidates.filter((c) => c.provider.id === preferredProvider);
+    if (own.length) {
+      const exact = preferredModel ? own.find((c) => c.model.name === preferredModel) : undefined;
+      if (exact) return decide(exact, `preferred provider "${preferredProvider}" and model "${preferredModel}" satisfy the capability`);
+      const note = preferredModel ? `; preferred model "${preferredModel}" ${modelAbsence(preferredModel, providers.find((p) => p.id === preferredProvider))}, so its best model is used` : "";
+      return decide(own[0], `preferred provider "${preferredProvider}" satisfies the capability${note}`);
+    }
+    const known = providers.find((p) => p.id === preferredProvider);
+    notes.push(`preferred provider "${preferredProvider}" ${known ? "does not satisfy the capability" : "is not configured"}, so it was ignored`);
+  } else if (preferredModel) {
+    const match = candidates.find((c) => c.model.name === preferredModel && c.provider.routing !== "fallback");
+    if (match) return decide(match, `preferred model "${preferredModel}" satisfies the capability`);
+    notes.push(`preferred model "${preferredModel}" is not offered by a provider that satisfies the capability, so it was ignored`);
+  }
+
+  const chosen = candidates[0];
+  const why = chosen.provider.routing === "fallback" ? `no other provider satisfies the capability; "${chosen.provider.id}" is the fallback` : `"${chosen.provider.id}" is the first provider that satisfies the capability`;
+  return decide(chosen, [why, ...notes].join("; "));
+}
+
+function modelAbsence(name: string, provider: ProviderDescriptor | undefined): string {
+  return provider?.models.some((m) => m.name === name) ? "does not satisfy the capability" : "is not offered";
+}
+
+function decide(candidate: Candidate, reason: string): RouteDecision {
+  return { providerId: candidate.provider.id, model: candidate.model.name, reason };
+}
+
+/** Whether a route result is a decision. */
+export const isRouted = (result: RouteResult): result is RouteDecision => !("error" in result);

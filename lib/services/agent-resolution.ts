@@ -1,0 +1,95 @@
+/**
+ * Tool resolution of an agent: each `{id, version}` reference names an npm semver range, which resolves to the
+ * highest ACTIVE registered version satisfying it (`semver.maxSatisfying`, npm's rules: a prerelease version
+ * satisfies only a range that names a prerelease of the same major.minor.patch), among the tools of the agent's
+ * tenant and project. The kernel resolves at run start and records the result on the run; the API shows it.
+ */
+import semver from "semver";
+import { getDb, type DbTx } from "@/lib/db";
+import { AppError, type Issue } from "@/lib/errors";
+import type { ToolRef } from "@/lib/agents/validate-agent";
+
+/** Where an agent's tools are looked up: its tenant and project (an Actor fits when it carries both). */
+export type ResolutionScope = { tenantId: string; projectId: string };
+
+export type ResolvedTool = { id: string; range: string; version: string };
+export type UnresolvedTool = { id: string; range: string; available: string[] };
+export type ToolResolution = { resolved: ResolvedTool[]; unresolved: UnresolvedTool[] };
+
+/**
+ * The highest of `versions` that satisfies `range` by npm semver rules (no prerelease unless the range names
+ * one of the same tuple), or null when none does or the range is not a valid range.
+ */
+export function pickToolVersion(range: string, versions: readonly string[]): string | null {
+  if (semver.validRange(range) === null) return null;
+  return semver.maxSatisfying([...versions], range);
+}
+
+/** Active versions of each tool id in the scope, highest first (an id with none maps to []). */
+export async function activeToolVersions(scope: ResolutionScope, toolIds: readonly string[], db?: DbTx): Promise<Map<string, string[]>> {
+  const byId = new Map<string, string[]>(toolIds.map((id) => [id, []]));
+  if (toolIds.length === 0) return byId;
+  const client = db ?? (await getDb());
+  const rows = await client.catalogVersion.findMany({
+    where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "tool", status: "active", entryId: { in: [...byId.keys()] } },
+    select: { entryId: true, version: true },
+  });
+  for (const row of rows) byId.get(row.entryId)?.push(row.version);
+  for (const versions of byId.values()) versions.sort(semver.rcompare);
+  return byId;
+}
+
+/**
+ * Resolves every tool reference of `definition` in `scope` to the highest active version satisfying its range.
+ * Unresolvable references (including a malformed range) come back in `unresolved` with the active versions
+ * that exist, highest first. Pass `db` to read inside a transaction (the kernel at run start).
+ */
+export async function resolveAgentTools(scope: ResolutionScope, definition: { tools: readonly ToolRef[] }, db?: DbTx): Promise<ToolResolution> {
+  const result: ToolResolution = { resolved: [], unresolved: [] };
+  for (const item of await resolveReferences(scope, definition.tools, db)) {
+    if (item.version) result.resolved.push({ id: item.id, range: item.range, version: item.version });
+    else result.unresolved.push({ id: item.id, range: item.range, available: item.available });
+  }
+  return result;
+}
+
+/** What one reference resolves to now: the version (null when none), and the active versions that exist. */
+export type ReferenceResolution = { id: string; range: string; version: string | null; available: string[] };
+
+/** The resolution of each reference, in order, with the active versions of its tool (what a tool picker shows). */
+export async function resolveReferences(scope: ResolutionScope, tools: readonly ToolRef[], db?: DbTx): Promise<ReferenceResolution[]> {
+  const versions = await activeToolVersions(scope, [...new Set(tools.map((ref) => ref.id))], db);
+  return tools.map((ref) => {
+    const available = versions.get(ref.id) ?? [];
+    return { id: ref.id, range: ref.version, version: pickToolVersion(ref.version, available), available };
+  });
+}
+
+/** The `tool-version-unresolvable` error (422) for one reference, naming the versions that exist. */
+export function toolVersionUnresolvable(unresolved: UnresolvedTool): AppError {
+  const exists = unresolved.available.length ? `active versions: ${unresolved.available.join(", ")}` : "no active version is registered";
+  return new AppError("tool-version-unresolvable", `tool ${JSON.stringify(unresolved.id)} has no active version satisfying ${JSON.stringify(unresolved.range)} (${exists})`, {
+    toolId: unresolved.id,
+    range: unresolved.range,
+    available: unresolved.available,
+  });
+}
+
+/** Throws `tool-version-unresolvable` for the first unresolved reference; returns the resolved list otherwise. */
+export function requireToolsResolved(resolution: ToolResolution): ResolvedTool[] {
+  if (resolution.unresolved.length) throw toolVersionUnresolvable(resolution.unresolved[0]);
+  return resolution.resolved;
+}
+
+/**
+ * Warnings for references whose (valid) range resolves to nothing today, at `/tools/<i>/version`:
+ * registration accepts them, a run that needs them fails with tool-version-unresolvable.
+ * `indexes` maps each entry of `references` to its index in the definition's `tools` (default: the same).
+ */
+export function unresolvedWarnings(references: readonly ReferenceResolution[], indexes?: readonly number[]): Issue[] {
+  return references.flatMap((item, i) => {
+    if (item.version !== null || semver.validRange(item.range) === null) return [];
+    const exists = item.available.length ? `active versions: ${item.available.join(", ")}` : "no active version of this tool is registered in the project";
+    return [{ path: `/tools/${indexes?.[i] ?? i}/version`, message: `"${item.range}" resolves to no active version of "${item.id}" today (${exists}); a run would fail with tool-version-unresolvable` }];
+  });
+}

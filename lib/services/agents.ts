@@ -1,0 +1,248 @@
+import semver from "semver";
+import { RawJson } from "@/lib/api/json";
+import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { getDb } from "@/lib/db";
+import { AppError, type Issue } from "@/lib/errors";
+import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
+import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";
+import { renderPreview } from "@/lib/agents/parameters";
+import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
+import { describeProvider, listProviders, type ProviderView } from "@/lib/models/registry";
+import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
+import { type Actor, resolveWritableProject } from "@/lib/services/actor";
+import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+
+export type AgentVersionView = {
+  agentId: string;
+  version: string;
+  projectId: string;
+  status: string;
+  isLatest: boolean;
+  registeredAt: string;
+  registeredBy: string;
+  statusChangedAt: string | null;
+  /** The definition exactly as registered (without projectId). */
+  definition: RawJson;
+};
+
+export type AgentSummary = {
+  agentId: string;
+  projectId: string;
+  latestVersion: string;
+  name: string;
+  description: string;
+  tags: string[];
+  registeredAt: string;
+};
+
+const agentVersionView = (row: CatalogVersionRow): AgentVersionView => ({
+  agentId: row.entryId,
+  version: row.version,
+  projectId: row.projectId,
+  status: row.status,
+  isLatest: row.isLatest,
+  registeredAt: row.registeredAt.toISOString(),
+  registeredBy: row.registeredBy,
+  statusChangedAt: row.statusChangedAt?.toISOString() ?? null,
+  definition: new RawJson(row.document),
+});
+
+const summary = (row: CatalogVersionRow): AgentSummary => ({
+  agentId: row.entryId,
+  projectId: row.projectId,
+  latestVersion: row.version,
+  name: row.name ?? row.entryId,
+  description: row.description ?? "",
+  tags: row.tags,
+  registeredAt: row.registeredAt.toISOString(),
+});
+
+const versionSummary = (row: CatalogVersionRow) => ({ version: row.version, status: row.status, isLatest: row.isLatest, registeredAt: row.registeredAt.toISOString(), statusChangedAt: row.statusChangedAt?.toISOString() ?? null });
+
+const VERSION = new RegExp(SEMVER_VERSION_PATTERN);
+
+/**
+ * An agent version in a path is full semver (prerelease and build allowed, unlike tool versions); anything else
+ * is 400 bad-input before any database access.
+ */
+function checkVersion(version: string): string {
+  if (!VERSION.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
+  return version;
+}
+
+const definitionOf = (row: CatalogVersionRow): AgentDefinition => JSON.parse(row.document) as AgentDefinition;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The routing verdict as an issue (or warning) at `/capabilities/0`, or none when a provider can serve the agent. */
+function routingIssues(routing: RouteResult): Issue[] {
+  return isRouted(routing) ? [] : [{ path: "/capabilities/0", message: routing.message }];
+}
+
+/**
+ * Registers an agent version (POST /v1/agents): validates the definition against Agent 1.3.0 and the rules
+ * beyond it, stores it exactly as sent (without `projectId`), and answers with the validation warnings plus one
+ * warning per tool range that resolves to nothing today and one when no configured provider can serve it.
+ */
+export async function registerAgent(actor: Actor, body: Record<string, unknown>): Promise<{ agentId: string; version: string; warnings: Issue[] }> {
+  const { projectId, ...definition } = body;
+  const result = validateAgentDefinition(definition);
+  if (!result.ok)
+    throw new AppError("validation-failed", `the agent definition is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues, warnings: result.warnings });
+  const agent = result.definition;
+  const row = await registerCatalogVersion(actor, {
+    kind: "agent",
+    projectId,
+    entryId: agent.id,
+    version: agent.version,
+    document: JSON.stringify(definition),
+    name: agent.name,
+    description: agent.description,
+    tags: agent.tags ?? [],
+  });
+  const references = await resolveReferences({ tenantId: actor.tenantId, projectId: row.projectId }, agent.tools);
+  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, listProviders()))];
+  return { agentId: row.entryId, version: row.version, warnings };
+}
+
+/** Agents the actor can see (latest active version of each), ordered by id; `q` searches id, name, description and tags. */
+export async function listAgents(actor: Actor, filters: Pick<CatalogFilters, "projectId" | "q" | "tag">, page: { limit: number; cursor?: string }): Promise<Page<AgentSummary>> {
+  const result = await listCatalog(actor, "agent", filters, page);
+  return { ...result, data: result.data.map(summary) };
+}
+
+/** An agent: its latest active version (null when every version is unregistered) and all its versions, newest first. */
+export async function getAgent(actor: Actor, agentId: string) {
+  const { entry, latest, versions } = await getCatalogEntry(actor, "agent", agentId);
+  return {
+    agentId: entry.entryId,
+    projectId: entry.projectId,
+    latestVersion: entry.latestVersion,
+    latest: latest ? agentVersionView(latest) : null,
+    versions: versions.map(versionSummary),
+    createdAt: entry.createdAt.toISOString(),
+  };
+}
+
+/** An agent's versions newest first (by semver); the cursor is the last version shown. */
+export async function listAgentVersions(actor: Actor, agentId: string, page: { limit: number; cursor?: string }) {
+  const { versions } = await getCatalogEntry(actor, "agent", agentId);
+  const after = decodeCursor(page.cursor)?.[0];
+  if (after !== undefined && (typeof after !== "string" || !semver.valid(after))) throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
+  const start = after ? versions.findIndex((row) => semver.lt(row.version, after)) : 0;
+  return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], versionSummary);
+}
+
+/** One version with its definition exactly as registered (unregistered versions stay readable). */
+export async function getAgentVersion(actor: Actor, agentId: string, version: string): Promise<AgentVersionView> {
+  return agentVersionView(await getCatalogVersion(actor, "agent", agentId, checkVersion(version)));
+}
+
+/** Unregisters (hides) or reinstates a version; doing it twice answers the same state. */
+export async function setAgentVersionStatus(actor: Actor, agentId: string, version: string, status: "active" | "unregistered"): Promise<AgentVersionView> {
+  return agentVersionView(await setCatalogVersionStatus(actor, "agent", agentId, checkVersion(version), status));
+}
+
+/** What each tool range of a version would resolve to now, in the agent's project (GET …/resolution). */
+export async function getAgentVersionResolution(actor: Actor, agentId: string, version: string): Promise<{ agentId: string; version: string; projectId: string } & ToolResolution> {
+  const row = await getCatalogVersion(actor, "agent", agentId, checkVersion(version));
+  const resolution = await resolveAgentTools({ tenantId: actor.tenantId, projectId: row.projectId }, definitionOf(row));
+  return { agentId: row.entryId, version: row.version, projectId: row.projectId, ...resolution };
+}
+
+/**
+ * Renders a version's instructions with the given parameters (defaults applied) for the editor's preview — the
+ * same `renderPreview` the kernel uses. Parameter and template problems are 400 validation-failed with
+ * `details.issues` at `/parameters/<name>` or `/instructions`.
+ */
+export async function renderAgentVersion(actor: Actor, agentId: string, version: string, body: { parameters?: unknown; conversation?: { id?: string | null; turn?: number } }) {
+  const row = await getCatalogVersion(actor, "agent", agentId, checkVersion(version));
+  const preview = renderPreview(definitionOf(row), body.parameters, { conversation: { id: body.conversation?.id ?? null, turn: body.conversation?.turn ?? 1 } });
+  if (!preview.ok)
+    throw new AppError("validation-failed", `cannot render: ${preview.issues.length} problem(s), first: ${preview.issues[0].path} ${preview.issues[0].message}`, { issues: preview.issues });
+  return { rendered: preview.rendered, parameters: preview.parameters };
+}
+
+/** The configuration form a version's parameters describe (GET …/form). */
+export async function getAgentVersionForm(actor: Actor, agentId: string, version: string): Promise<ParameterForm> {
+  return describeParameterForm(definitionOf(await getCatalogVersion(actor, "agent", agentId, checkVersion(version))));
+}
+
+/** The tool references of a possibly malformed definition that can be resolved: `{id, version}` strings with their index. */
+function wellFormedReferences(tools: unknown): { refs: ToolRef[]; indexes: number[] } {
+  const refs: ToolRef[] = [];
+  const indexes: number[] = [];
+  (Array.isArray(tools) ? tools : []).forEach((ref, index) => {
+    if (isRecord(ref) && typeof ref.id === "string" && ref.id.trim() && typeof ref.version === "string" && ref.version.trim()) {
+      refs.push({ id: ref.id, version: ref.version });
+      indexes.push(index);
+    }
+  });
+  return { refs, indexes };
+}
+
+/** The project a dry run resolves tools in: the given one (checked like registration), else the key's, else the tenant's default. */
+async function dryRunProject(actor: Actor, projectId: unknown): Promise<string> {
+  const db = await getDb();
+  if (projectId !== undefined) return resolveWritableProject(db, actor, projectId);
+  if (actor.projectId) return actor.projectId;
+  const tenant = await db.tenant.findUnique({ where: { id: actor.tenantId }, select: { defaultProjectId: true } });
+  if (!tenant?.defaultProjectId) throw new AppError("bad-input", "the tenant has no default project; pass projectId", { issues: [{ path: "/projectId", message: "is required" }] });
+  return tenant.defaultProjectId;
+}
+
+/** Warnings about registering this id and version in this project: 409s the registration would answer. */
+async function registrationWarnings(actor: Actor, definition: Record<string, unknown>, projectId: string): Promise<Issue[]> {
+  if (typeof definition.id !== "string" || !definition.id) return [];
+  const db = await getDb();
+  const entry = await db.catalogEntry.findUnique({ where: { tenantId_kind_entryId: { tenantId: actor.tenantId, kind: "agent", entryId: definition.id } }, select: { id: true, projectId: true } });
+  if (!entry) return [];
+  if (entry.projectId !== projectId) return [{ path: "/id", message: `agent "${definition.id}" is registered in another project of this tenant; registering it here answers 409 agent-project-mismatch` }];
+  if (typeof definition.version !== "string") return [];
+  const taken = await db.catalogVersion.findFirst({ where: { entryRowId: entry.id, version: definition.version }, select: { id: true } });
+  return taken ? [{ path: "/version", message: `version ${definition.version} of "${definition.id}" is registered already; registering it again answers 409 agent-already-registered` }] : [];
+}
+
+export type AgentDryRun = {
+  valid: boolean;
+  issues: Issue[];
+  warnings: Issue[];
+  /** Each well-formed tool reference, in order, with what its range resolves to now. */
+  resolution: Array<ReferenceResolution & { index: number }>;
+  routing: RouteResult;
+};
+
+/**
+ * Validates a definition without registering it (POST /v1/agents/validate): every schema and rule problem, the
+ * resolution of each tool range in the project (given, else the caller's default; unresolvable ones are
+ * warnings), and whether a configured provider can serve the agent (if none can, an issue at `/capabilities/0`).
+ */
+export async function validateAgentDraft(actor: Actor, body: Record<string, unknown>): Promise<AgentDryRun> {
+  const { projectId: requestedProject, ...definition } = body;
+  const projectId = await dryRunProject(actor, requestedProject);
+  const result = validateAgentDefinition(definition);
+  const { refs, indexes } = wellFormedReferences(definition.tools);
+  const references = await resolveReferences({ tenantId: actor.tenantId, projectId }, refs);
+  const routing = routeCapability(
+    {
+      capabilities: Array.isArray(definition.capabilities) ? (definition.capabilities as AgentDefinition["capabilities"]) : [],
+      tools: refs,
+      preferredProvider: typeof definition.preferredProvider === "string" ? definition.preferredProvider : undefined,
+      preferredModel: typeof definition.preferredModel === "string" ? definition.preferredModel : undefined,
+    },
+    listProviders(),
+  );
+  const issues = [...(result.ok ? [] : result.issues), ...routingIssues(routing)];
+  const warnings = [...result.warnings, ...unresolvedWarnings(references, indexes), ...(await registrationWarnings(actor, definition, projectId))];
+  return { valid: issues.length === 0, issues, warnings, resolution: references.map((item, i) => ({ index: indexes[i], ...item })), routing };
+}
+
+/** The model providers this deployment has (GET /v1/providers), in routing order; never a key or a URL. */
+export async function listModelProviders(_actor: Actor, page: { limit: number; cursor?: string }): Promise<Page<ProviderView>> {
+  const providers = listProviders();
+  const after = decodeCursor(page.cursor)?.[0];
+  // The cursor is the id of the last provider shown; one no longer configured ends the list.
+  const start = after === undefined ? 0 : providers.findIndex((provider) => provider.id === after) + 1;
+  return toPage(start === 0 && after !== undefined ? [] : providers.slice(start, start + page.limit + 1), page.limit, (provider) => [provider.id], describeProvider);
+}
