@@ -1,3 +1,4 @@
+import path from "node:path";
 import { readFileSync } from "node:fs";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -368,7 +369,7 @@ describe("exported JSON Schemas", () => {
 });
 
 describe("conformance with the public tool.schema.json (1.1.0)", () => {
-  const reference = JSON.parse(readFileSync("/work/shared/reference/specs/tool.schema.json", "utf8"));
+  const reference = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../shared/reference/specs/tool.schema.json"), "utf8"));
   const referenceAccepts = new Ajv2020({ strict: false, allErrors: true }).compile(reference);
   const ourSchemaAccepts = new Ajv2020({ strict: true, allErrors: true, discriminator: true }).compile(toolManifestSchema);
 
