@@ -105,6 +105,8 @@ describe("tool registry", () => {
     expect(second.body.data.map((v: { version: string }) => v.version)).toEqual(["0.3.0", "0.2.0"]);
     const third = await call("GET", `/v1/tools/${base.id}/versions?limit=2&cursor=${second.body.nextCursor}`, { key: tenant.key });
     expect(third.body).toMatchObject({ data: [{ version: "0.1.0" }], hasMore: false });
+    const forged = Buffer.from(JSON.stringify(["not-a-version"])).toString("base64url");
+    expectError(await call("GET", `/v1/tools/${base.id}/versions?cursor=${forged}`, { key: tenant.key }), 400, "bad-input");
   });
 
   it("filters the list by project, q (id, description, tags), effect, mutating and transport", async () => {

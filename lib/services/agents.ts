@@ -1,4 +1,3 @@
-import semver from "semver";
 import { RawJson } from "@/lib/api/json";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { getDb } from "@/lib/db";
@@ -11,7 +10,7 @@ import { describeProvider, listProviders, type ProviderView } from "@/lib/models
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
   agentId: string;
@@ -58,7 +57,6 @@ const summary = (row: CatalogVersionRow): AgentSummary => ({
   registeredAt: row.registeredAt.toISOString(),
 });
 
-const versionSummary = (row: CatalogVersionRow) => ({ version: row.version, status: row.status, isLatest: row.isLatest, registeredAt: row.registeredAt.toISOString(), statusChangedAt: row.statusChangedAt?.toISOString() ?? null });
 
 const VERSION = new RegExp(SEMVER_VERSION_PATTERN);
 
@@ -120,18 +118,14 @@ export async function getAgent(actor: Actor, agentId: string) {
     projectId: entry.projectId,
     latestVersion: entry.latestVersion,
     latest: latest ? agentVersionView(latest) : null,
-    versions: versions.map(versionSummary),
+    versions: versions.map(catalogVersionSummary),
     createdAt: entry.createdAt.toISOString(),
   };
 }
 
 /** An agent's versions newest first (by semver); the cursor is the last version shown. */
 export async function listAgentVersions(actor: Actor, agentId: string, page: { limit: number; cursor?: string }) {
-  const { versions } = await getCatalogEntry(actor, "agent", agentId);
-  const after = decodeCursor(page.cursor)?.[0];
-  if (after !== undefined && (typeof after !== "string" || !semver.valid(after))) throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
-  const start = after ? versions.findIndex((row) => semver.lt(row.version, after)) : 0;
-  return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], versionSummary);
+  return listCatalogVersions(actor, "agent", agentId, page);
 }
 
 /** One version with its definition exactly as registered (unregistered versions stay readable). */

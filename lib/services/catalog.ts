@@ -168,3 +168,16 @@ export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, e
     return tx.catalogVersion.findUniqueOrThrow({ where: { id: row.id } });
   });
 }
+
+/** A version in a list of versions: its state, without the document. */
+export const catalogVersionSummary = (row: CatalogVersionRow) => ({ version: row.version, status: row.status, isLatest: row.isLatest, registeredAt: row.registeredAt.toISOString(), statusChangedAt: row.statusChangedAt?.toISOString() ?? null });
+
+/** An entry's versions newest first (by semver), as summaries; the cursor is the last version shown. */
+export async function listCatalogVersions(actor: Actor, kind: CatalogKind, entryId: string, page: { limit: number; cursor?: string }) {
+  const { versions } = await getCatalogEntry(actor, kind, entryId);
+  const after = decodeCursor(page.cursor)?.[0];
+  if (after !== undefined && (typeof after !== "string" || !semver.valid(after)))
+    throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
+  const start = after ? versions.findIndex((row) => semver.lt(row.version, after)) : 0;
+  return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], catalogVersionSummary);
+}

@@ -1,10 +1,9 @@
 import { RawJson } from "@/lib/api/json";
-import semver from "semver";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import type { Page } from "@/lib/api/pagination";
 import { AppError } from "@/lib/errors";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type ToolVersionView = {
   toolId: string;
@@ -54,7 +53,6 @@ const summary = (row: CatalogVersionRow): ToolSummary => ({
   registeredAt: row.registeredAt.toISOString(),
 });
 
-const versionSummary = (row: CatalogVersionRow) => ({ version: row.version, status: row.status, isLatest: row.isLatest, registeredAt: row.registeredAt.toISOString(), statusChangedAt: row.statusChangedAt?.toISOString() ?? null });
 
 function tagsOf(metadata: unknown): string[] {
   const tags = (metadata as { tags?: unknown } | undefined)?.tags;
@@ -97,17 +95,14 @@ export async function getTool(actor: Actor, toolId: string) {
     projectId: entry.projectId,
     latestVersion: entry.latestVersion,
     latest: latest ? toolVersionView(latest) : null,
-    versions: versions.map(versionSummary),
+    versions: versions.map(catalogVersionSummary),
     createdAt: entry.createdAt.toISOString(),
   };
 }
 
 /** Versions newest first (by semver); the cursor is the last version shown. */
 export async function listToolVersions(actor: Actor, toolId: string, page: { limit: number; cursor?: string }) {
-  const { versions } = await getCatalogEntry(actor, "tool", toolId);
-  const after = decodeCursor(page.cursor) as [string] | undefined;
-  const start = after ? versions.findIndex((row) => semver.lt(row.version, String(after[0]))) : 0;
-  return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], versionSummary);
+  return listCatalogVersions(actor, "tool", toolId, page);
 }
 
 export async function getToolVersion(actor: Actor, toolId: string, version: string): Promise<ToolVersionView> {
