@@ -2,6 +2,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { escapePointer, issuesFromAjvErrors as ajvIssues } from "@/lib/tools/json-schema";
 import addFormats from "ajv-formats";
 import { AppError, type Issue } from "@/lib/errors";
+import { isUuid } from "@/lib/ids";
 import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
@@ -20,16 +21,13 @@ function compile(instance: Ajv2020, schema: JsonSchema): ValidateFunction {
 }
 
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const VERSION = /^\d+\.\d+\.\d+$/;
 
-/** True for any UUID form (the database stores them lower-case). */
-export const isUuid = (value: string) => UUID.test(value);
 
 function checkParam(kind: ParamKind, value: string): boolean {
   switch (kind) {
     case "uuid":
-      return UUID.test(value);
+      return isUuid(value);
     case "version":
       return VERSION.test(value);
     case "secretName":

@@ -11,7 +11,6 @@ export type ApiResult = {
 
 export const ok = (body: unknown, headers?: Record<string, string>): ApiResult => ({ status: 200, body, headers });
 export const created = (body: unknown, options: { containsSecret?: boolean } = {}): ApiResult => ({ status: 201, body, ...options });
-export const accepted = (body: unknown): ApiResult => ({ status: 202, body });
 
 export const baseHeaders = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
 

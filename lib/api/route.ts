@@ -35,10 +35,7 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       const params = validateParams(operation, rawParams);
       const query = validateQuery(operation, new URL(request.url).searchParams);
       const body = await readBody(operation, request);
-      const run = async () => {
-        const result = await handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown> });
-        return result;
-      };
+      const run = () => handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown> });
       const idempotencyKey = operation.idempotent && actor ? validateIdempotencyKey(request.headers.get("idempotency-key")) : null;
       if (!idempotencyKey || !actor) return toResponse(await run(), requestId);
 

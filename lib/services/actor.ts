@@ -1,5 +1,6 @@
 import { AppError } from "@/lib/errors";
 import type { DbTx } from "@/lib/db";
+import { isUuid } from "@/lib/ids";
 
 /** Who is calling: always derived from the credential, never from a body or a query. */
 export type Actor = {
@@ -28,8 +29,8 @@ export function requireAdmin(actor: Actor): void {
 }
 
 /** The projects the actor may see, as a Prisma filter on `projectId`. */
-export function projectFilter(actor: Actor, requested?: string): { projectId?: string } {
-  if (actor.projectId && requested && requested !== actor.projectId) return { projectId: "00000000-0000-0000-0000-000000000000" };
+export function projectFilter(actor: Actor, requested?: string): { projectId?: string | { in: string[] } } {
+  if (actor.projectId && requested && requested !== actor.projectId) return { projectId: { in: [] } };
   const projectId = actor.projectId ?? requested;
   return projectId ? { projectId } : {};
 }
@@ -41,7 +42,7 @@ export function projectFilter(actor: Actor, requested?: string): { projectId?: s
 export async function resolveWritableProject(tx: DbTx, actor: Actor, projectId: unknown): Promise<string> {
   const issue = (message: string) => new AppError("bad-input", message, { issues: [{ path: "/projectId", message }] });
   if (projectId === undefined) throw issue("projectId is required");
-  if (typeof projectId !== "string" || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(projectId)) throw issue("projectId must be a UUID");
+  if (typeof projectId !== "string" || !isUuid(projectId)) throw issue("projectId must be a UUID");
   const id = projectId.toLowerCase();
   if (actor.projectId && actor.projectId !== id) throw issue("projectId is not a project of the caller's tenant");
   const project = await tx.project.findFirst({ where: { id, tenantId: actor.tenantId }, select: { id: true } });
