@@ -32,6 +32,18 @@ export const errorStatus = {
   "agent-already-registered": 409,
   /** The agent id lives in another project of the tenant. */
   "agent-project-mismatch": 409,
+  /** The same guardrail id and version are registered already. */
+  "guardrail-already-registered": 409,
+  /** The guardrail id lives in another project of the tenant. */
+  "guardrail-project-mismatch": 409,
+  /** A model provider with that id is configured already (in the tenant or by the environment). */
+  "provider-already-registered": 409,
+  /** The conversation is pinned to another version of the agent than the run asks for. */
+  "agent-version-mismatch": 409,
+  /** The conversation was closed (by request or after inactivity) and takes no more turns. */
+  "conversation-closed": 409,
+  /** The run has already completed, failed or been cancelled. */
+  "run-already-terminal": 409,
   /** A project with that name exists in the tenant. */
   "project-name-taken": 409,
   /** The Idempotency-Key was used before with a different body. */
