@@ -15,9 +15,11 @@ let serial = 0;
 function baseBody(template: string): Record<string, unknown> {
   serial++;
   if (template === "/v1/tools") return { ...toolManifest(), projectId: currentProjectId };
+  if (template === "/v1/guardrails") return { ...guardrail, id: `${guardrail.id}-${serial}`, projectId: currentProjectId };
   return { name: `fuzz ${serial}` };
 }
 let currentProjectId = "";
+const guardrail = { id: `fuzz.guardrail-${Date.now().toString(36)}`, version: "1.0.0", name: "fuzz", action: "flag", check: { kind: "regex", pattern: "x" } };
 
 describe("no input produces a 500", () => {
   it("hostile path segments, query values and bodies on every documented route", async () => {
@@ -25,8 +27,9 @@ describe("no input produces a 500", () => {
     currentProjectId = tenant.projectId;
     const manifest = toolManifest();
     await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    await call("POST", "/v1/guardrails", { key: tenant.key, body: { ...guardrail, projectId: tenant.projectId } });
     const document = (await call("GET", "/v1/openapi.json")).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-    const valid = { projectId: tenant.projectId, toolId: manifest.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000" };
+    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000" };
     const failures: string[] = [];
     let requests = 0;
     const check = async (method: string, path: string, options: Parameters<typeof call>[2]) => {

@@ -9,11 +9,12 @@ import { audit } from "@/lib/services/audit";
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
  * versions, the highest active one marked latest. Versions are never deleted: unregister hides, reinstate restores.
  */
-export type CatalogKind = "tool" | "agent";
+export type CatalogKind = "tool" | "agent" | "guardrail";
 
 const codes: Record<CatalogKind, { alreadyRegistered: ErrorCode; projectMismatch: ErrorCode }> = {
   tool: { alreadyRegistered: "tool-already-registered", projectMismatch: "tool-project-mismatch" },
   agent: { alreadyRegistered: "agent-already-registered", projectMismatch: "agent-project-mismatch" },
+  guardrail: { alreadyRegistered: "guardrail-already-registered", projectMismatch: "guardrail-project-mismatch" },
 };
 
 export type CatalogVersionRow = {
