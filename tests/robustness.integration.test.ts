@@ -16,6 +16,7 @@ function baseBody(template: string): Record<string, unknown> {
   serial++;
   if (template === "/v1/tools") return { ...toolManifest(), projectId: currentProjectId };
   if (template === "/v1/guardrails") return { ...guardrail, id: `${guardrail.id}-${serial}`, projectId: currentProjectId };
+  if (template === "/v1/memory/facts") return { type: "note", content: `fuzz ${serial}`, projectId: currentProjectId };
   return { name: `fuzz ${serial}` };
 }
 let currentProjectId = "";
@@ -28,8 +29,9 @@ describe("no input produces a 500", () => {
     const manifest = toolManifest();
     await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
     await call("POST", "/v1/guardrails", { key: tenant.key, body: { ...guardrail, projectId: tenant.projectId } });
+    const fact = await call("POST", "/v1/memory/facts", { key: tenant.key, body: { type: "note", content: "a fact to fuzz around", projectId: tenant.projectId } });
     const document = (await call("GET", "/v1/openapi.json")).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000" };
+    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", factId: fact.body.id as string };
     const failures: string[] = [];
     let requests = 0;
     const check = async (method: string, path: string, options: Parameters<typeof call>[2]) => {

@@ -2,12 +2,14 @@
  * Tool resolution of an agent: each `{id, version}` reference names an npm semver range, which resolves to the
  * highest ACTIVE registered version satisfying it (`semver.maxSatisfying`, npm's rules: a prerelease version
  * satisfies only a range that names a prerelease of the same major.minor.patch), among the tools of the agent's
- * tenant and project. The kernel resolves at run start and records the result on the run; the API shows it.
+ * tenant and project, or among the tools built into Kindgi (lib/tools/native). The kernel resolves at run start and
+ * records the result on the run; the API shows it.
  */
 import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, type Issue } from "@/lib/errors";
 import type { ToolRef } from "@/lib/agents/validate-agent";
+import { builtinToolVersions, isBuiltinToolId } from "@/lib/tools/native";
 
 /** Where an agent's tools are looked up: its tenant and project (an Actor fits when it carries both). */
 export type ResolutionScope = { tenantId: string; projectId: string };
@@ -25,7 +27,11 @@ export function pickToolVersion(range: string, versions: readonly string[]): str
   return semver.maxSatisfying([...versions], range);
 }
 
-/** Active versions of each tool id in the scope, highest first (an id with none maps to []). */
+/**
+ * Active versions of each tool id in the scope, highest first (an id with none maps to []). A built-in tool's id
+ * resolves against its built-in versions, unless a tool of that id was registered in the tenant (before the id was
+ * reserved): then the registered versions count, as for any other id.
+ */
 export async function activeToolVersions(scope: ResolutionScope, toolIds: readonly string[], db?: DbTx): Promise<Map<string, string[]>> {
   const byId = new Map<string, string[]>(toolIds.map((id) => [id, []]));
   if (toolIds.length === 0) return byId;
@@ -35,6 +41,12 @@ export async function activeToolVersions(scope: ResolutionScope, toolIds: readon
     select: { entryId: true, version: true },
   });
   for (const row of rows) byId.get(row.entryId)?.push(row.version);
+  const builtinIds = [...byId.keys()].filter(isBuiltinToolId);
+  if (builtinIds.length) {
+    const registered = await client.catalogEntry.findMany({ where: { tenantId: scope.tenantId, kind: "tool", entryId: { in: builtinIds } }, select: { entryId: true } });
+    const shadowed = new Set(registered.map((entry) => entry.entryId));
+    for (const id of builtinIds) if (!shadowed.has(id)) byId.set(id, builtinToolVersions(id));
+  }
   for (const versions of byId.values()) versions.sort(semver.rcompare);
   return byId;
 }

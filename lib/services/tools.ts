@@ -1,6 +1,10 @@
+import semver from "semver";
 import { RawJson } from "@/lib/api/json";
-import type { Page } from "@/lib/api/pagination";
-import { AppError } from "@/lib/errors";
+import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { getDb } from "@/lib/db";
+import { AppError, notFound } from "@/lib/errors";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
@@ -8,13 +12,16 @@ import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalo
 export type ToolVersionView = {
   toolId: string;
   version: string;
-  projectId: string;
+  /** Null for a tool built into Kindgi: it belongs to no project. */
+  projectId: string | null;
   status: string;
   isLatest: boolean;
   registeredAt: string;
-  registeredBy: string;
+  /** Null for a tool built into Kindgi. */
+  registeredBy: string | null;
   statusChangedAt: string | null;
   manifest: RawJson;
+  builtIn: boolean;
 };
 
 export type ToolSummary = {
@@ -39,6 +46,7 @@ export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
   registeredBy: row.registeredBy,
   statusChangedAt: row.statusChangedAt?.toISOString() ?? null,
   manifest: new RawJson(row.document),
+  builtIn: false,
 });
 
 const summary = (row: CatalogVersionRow): ToolSummary => ({
@@ -66,6 +74,10 @@ function tagsOf(metadata: unknown): string[] {
 export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string }> {
   const { projectId, ...manifest } = body;
   const result = validateToolManifest(manifest);
+  if (typeof manifest.id === "string" && isBuiltinToolId(manifest.id)) {
+    const issue = { path: "/id", message: `${JSON.stringify(manifest.id)} is reserved for a built-in tool; choose another id, e.g. "<pack>.${manifest.id}"` };
+    throw new AppError("validation-failed", `the manifest is not valid: ${issue.message}`, { issues: [issue, ...(result.ok ? [] : result.issues.filter((other) => other.path !== "/id"))] });
+  }
   if (!result.ok) throw new AppError("validation-failed", `the manifest is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues });
   const tool = result.manifest;
   const row = await registerCatalogVersion(actor, {
@@ -88,7 +100,48 @@ export async function listTools(actor: Actor, filters: CatalogFilters, page: { l
   return { ...result, data: result.data.map(summary) };
 }
 
+/**
+ * The built-in tool `toolId` when the caller's tenant has no registered tool of that id (registrations made before the
+ * id was reserved keep answering as registered tools), else null.
+ */
+async function builtinFor(actor: Actor, toolId: string): Promise<ToolManifest[] | null> {
+  if (!isBuiltinToolId(toolId)) return null;
+  const db = await getDb();
+  const registered = await db.catalogEntry.findFirst({ where: { tenantId: actor.tenantId, kind: "tool", entryId: toolId }, select: { id: true } });
+  if (registered) return null;
+  return BUILTIN_TOOLS.filter((manifest) => manifest.id === toolId).sort((a, b) => semver.rcompare(a.version, b.version));
+}
+
+const builtinVersionView = (manifest: ToolManifest, latestVersion: string): ToolVersionView => ({
+  toolId: manifest.id,
+  version: manifest.version,
+  projectId: null,
+  status: "active",
+  isLatest: manifest.version === latestVersion,
+  registeredAt: BUILTIN_TOOLS_RELEASED_AT,
+  registeredBy: null,
+  statusChangedAt: null,
+  manifest: new RawJson(JSON.stringify(manifest)),
+  builtIn: true,
+});
+
+const builtinVersionSummary = (manifest: ToolManifest, latestVersion: string) => ({ version: manifest.version, status: "active", isLatest: manifest.version === latestVersion, registeredAt: BUILTIN_TOOLS_RELEASED_AT, statusChangedAt: null });
+
+/** A tool with its latest active version and every version; a built-in tool answers with `builtIn: true` and no project. */
 export async function getTool(actor: Actor, toolId: string) {
+  const builtin = await builtinFor(actor, toolId);
+  if (builtin) {
+    const latest = builtin[0];
+    return {
+      toolId,
+      projectId: null,
+      latestVersion: latest.version,
+      latest: builtinVersionView(latest, latest.version),
+      versions: builtin.map((manifest) => builtinVersionSummary(manifest, latest.version)),
+      createdAt: BUILTIN_TOOLS_RELEASED_AT,
+      builtIn: true,
+    };
+  }
   const { entry, latest, versions } = await getCatalogEntry(actor, "tool", toolId);
   return {
     toolId: entry.entryId,
@@ -97,15 +150,28 @@ export async function getTool(actor: Actor, toolId: string) {
     latest: latest ? toolVersionView(latest) : null,
     versions: versions.map(catalogVersionSummary),
     createdAt: entry.createdAt.toISOString(),
+    builtIn: false,
   };
 }
 
 /** Versions newest first (by semver); the cursor is the last version shown. */
 export async function listToolVersions(actor: Actor, toolId: string, page: { limit: number; cursor?: string }) {
-  return listCatalogVersions(actor, "tool", toolId, page);
+  const builtin = await builtinFor(actor, toolId);
+  if (!builtin) return listCatalogVersions(actor, "tool", toolId, page);
+  const after = decodeCursor(page.cursor)?.[0];
+  if (after !== undefined && (typeof after !== "string" || !semver.valid(after)))
+    throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
+  const shown = after ? builtin.filter((manifest) => semver.lt(manifest.version, after)) : builtin;
+  return toPage(shown.slice(0, page.limit + 1), page.limit, (manifest) => [manifest.version], (manifest) => builtinVersionSummary(manifest, builtin[0].version));
 }
 
 export async function getToolVersion(actor: Actor, toolId: string, version: string): Promise<ToolVersionView> {
+  const builtin = await builtinFor(actor, toolId);
+  if (builtin) {
+    const manifest = getBuiltinTool(toolId, version);
+    if (!manifest) throw notFound("tool version", `${toolId}@${version}`);
+    return builtinVersionView(manifest, builtin[0].version);
+  }
   return toolVersionView(await getCatalogVersion(actor, "tool", toolId, version));
 }
 

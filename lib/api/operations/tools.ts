@@ -13,17 +13,18 @@ const versionSummary = {
 
 export const toolVersionSchema = {
   type: "object",
-  required: ["toolId", "version", "projectId", "status", "isLatest", "registeredAt", "registeredBy", "statusChangedAt", "manifest"],
+  required: ["toolId", "version", "projectId", "status", "isLatest", "registeredAt", "registeredBy", "statusChangedAt", "manifest", "builtIn"],
   properties: {
     toolId: { type: "string" },
     version: { type: "string" },
-    projectId: uuid,
+    projectId: { ...nullable(uuid), description: "The project the tool is registered in; null for a built-in tool." },
     status: { enum: ["active", "unregistered"] },
     isLatest: { type: "boolean", description: "This is the highest active version." },
-    registeredAt: dateTime,
-    registeredBy: uuid,
+    registeredAt: { ...dateTime, description: "When the version was registered (for a built-in tool: when it shipped)." },
+    registeredBy: { ...nullable(uuid), description: "Who registered the version; null for a built-in tool." },
     statusChangedAt: nullable(dateTime),
-    manifest: { ...toolManifestSchema, description: "The manifest exactly as registered." },
+    manifest: { ...toolManifestSchema, description: "The manifest exactly as registered (a built-in tool's own manifest)." },
+    builtIn: { type: "boolean", description: "A tool built into Kindgi (`transport: \"native\"`, bare id): it needs no registration and resolves in every project." },
   },
 } as const;
 
@@ -50,7 +51,7 @@ export const registerToolOperation = defineOperation({
   tag: "Tools",
   summary: "Register a tool manifest",
   description:
-    "Body is a ToolManifest (Tool 1.3.0 minus its runtime handler) plus `projectId`. Validated with validateToolManifest: the schema, then `input`/`output` compile as Draft 2020-12 (MCP tools: their declared dialect), endpoint forms, URL template placeholders only in path and query. Metadata only: the handler is not uploaded.",
+    "Body is a ToolManifest (Tool 1.3.0 minus its runtime handler) plus `projectId`. Validated with validateToolManifest: the schema, then `input`/`output` compile as Draft 2020-12 (MCP tools: their declared dialect), endpoint forms, URL template placeholders only in path and query. Metadata only: the handler is not uploaded. The ids of the tools built into Kindgi (`current-time`, `remember`, `recall`) are reserved: `validation-failed` at `/id`.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: registerToolBodySchema },
@@ -83,6 +84,7 @@ export const getToolOperation = defineOperation({
   path: "/v1/tools/{toolId}",
   tag: "Tools",
   summary: "Get a tool: its latest active version and the list of its versions",
+  description: "Also answers for the tools built into Kindgi (`current-time`, `remember`, `recall`), with `builtIn: true` and no project, unless the tenant registered a tool of that id before the id was reserved.",
   auth: "key",
   params: toolParams,
   responses: {
@@ -90,8 +92,16 @@ export const getToolOperation = defineOperation({
       description: "The tool.",
       schema: {
         type: "object",
-        required: ["toolId", "projectId", "latestVersion", "latest", "versions", "createdAt"],
-        properties: { toolId: { type: "string" }, projectId: uuid, latestVersion: nullable({ type: "string" }), latest: nullable(toolVersionSchema), versions: { type: "array", items: versionSummary }, createdAt: dateTime },
+        required: ["toolId", "projectId", "latestVersion", "latest", "versions", "createdAt", "builtIn"],
+        properties: {
+          toolId: { type: "string" },
+          projectId: { ...nullable(uuid), description: "The project the tool is registered in; null for a built-in tool." },
+          latestVersion: nullable({ type: "string" }),
+          latest: nullable(toolVersionSchema),
+          versions: { type: "array", items: versionSummary },
+          createdAt: dateTime,
+          builtIn: { type: "boolean", description: "A tool built into Kindgi: it needs no registration and resolves in every project." },
+        },
       },
     },
   },
@@ -117,6 +127,7 @@ export const getToolVersionOperation = defineOperation({
   path: "/v1/tools/{toolId}/versions/{version}",
   tag: "Tools",
   summary: "Get one version of a tool, with its manifest exactly as registered",
+  description: "A built-in tool's version answers with its own manifest and `builtIn: true`.",
   auth: "key",
   params: versionParams,
   responses: { 200: { description: "The version.", schema: toolVersionSchema } },

@@ -1,0 +1,68 @@
+import type { NativeTool, NativeToolResult } from "./types";
+import { toolError } from "./types";
+
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** The current date and time, in UTC and on the wall clock of an IANA time zone. */
+export const currentTime: NativeTool = {
+  manifest: {
+    id: "current-time",
+    version: "1.0.0",
+    description:
+      "Returns the current date and time: the UTC instant (ISO 8601 and Unix milliseconds) and the wall-clock date, time, weekday and UTC offset in a time zone (IANA name such as Europe/Berlin; UTC when none is given).",
+    transport: "native",
+    mutating: false,
+    effects: [],
+    input: {
+      type: "object",
+      properties: { timezone: { type: "string", minLength: 1, maxLength: 100, description: "IANA time zone, e.g. Europe/Berlin; default UTC" } },
+      additionalProperties: false,
+    },
+    output: {
+      type: "object",
+      required: ["iso", "unixMs", "timezone", "local", "weekday", "utcOffset"],
+      additionalProperties: false,
+      properties: {
+        iso: { type: "string", description: "The instant in UTC, ISO 8601 with milliseconds." },
+        unixMs: { type: "integer", description: "Milliseconds since 1970-01-01T00:00:00Z." },
+        timezone: { type: "string", description: "The time zone's canonical IANA name." },
+        local: { type: "string", description: "Wall-clock date and time in the zone, YYYY-MM-DDTHH:mm:ss." },
+        weekday: { enum: WEEKDAYS, description: "The weekday in the zone." },
+        utcOffset: { type: "string", description: "The zone's offset from UTC at that instant, ±HH:MM." },
+      },
+    },
+    metadata: { tags: ["built-in", "time"] },
+  },
+  invoke: async (input, context) => describeInstant(context.now(), typeof input.timezone === "string" ? input.timezone : "UTC"),
+};
+
+/** `instant` as {@link currentTime} reports it in `timeZone`, or a tool error naming an unknown zone. */
+export function describeInstant(instant: Date, timeZone: string): NativeToolResult {
+  let format: Intl.DateTimeFormat;
+  try {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      weekday: "long",
+    });
+  } catch {
+    return toolError(`unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"`);
+  }
+  const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
+  const local = `${parts.year.padStart(4, "0")}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+  // The offset is the wall clock read as if it were UTC, minus the instant (both at whole seconds).
+  const offsetMinutes = Math.round((Date.parse(`${local}Z`) - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
+  const sign = offsetMinutes < 0 ? "-" : "+";
+  const absolute = Math.abs(offsetMinutes);
+  const utcOffset = `${sign}${String(Math.floor(absolute / 60)).padStart(2, "0")}:${String(absolute % 60).padStart(2, "0")}`;
+  return {
+    ok: true,
+    output: { iso: instant.toISOString(), unixMs: instant.getTime(), timezone: format.resolvedOptions().timeZone, local, weekday: parts.weekday, utcOffset },
+  };
+}
