@@ -1,0 +1,452 @@
+/**
+ * Agent-turn benchmark: the same turn through our kernel over HTTP, our kernel in-process, and a peer library
+ * in memory, side by side in one table.
+ *
+ * The turn: a dev-echo agent with one native tool. The model (dev-echo: deterministic, no network) calls
+ * `current-time` once with `{timezone: "UTC"}` (the user message is "UTC"), then answers with the tool's result:
+ * 2 model calls + 1 tool call per turn.
+ *
+ * Rows:
+ *   (a) HTTP       – `next start` (via scripts/start.mjs) on 127.0.0.1, a fresh tenant, the agent registered with
+ *                    POST /v1/agents (plus the tenant's projectId), then
+ *                    POST /v1/runs `{agent: {id}, input: {userMessage: "UTC"}, options: {wait: true}}`,
+ *                    first one at a time, then with BENCH_CONCURRENCY workers. Every response must be 201 with
+ *                    `status: "completed"`; anything else counts as a failure.
+ *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/kernel/bench-harness`, then
+ *                    `runTurn("UTC")` per turn and `close()`. Without that module: "(b) not available in this build".
+ *   (c) peer       – the Vercel AI SDK (`ai`, `generateText` + `MockLanguageModelV3`) in memory (bench/peer/ai-sdk-turn.mts),
+ *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
+ *                    the floor of a tool-calling loop, not an equivalent of a durable run. (The AI SDK 6 line runs on
+ *                    Node 20; the OpenAI Agents SDK needs `openai` 7, which requires Node 22.)
+ *
+ * Run:
+ *   npm run bench:kernel                              # all rows, PGlite, builds Next first
+ *   npm run bench:kernel -- --skip-build              # reuse the current .next build
+ *   npm run bench:kernel -- --rows c                  # only the peer row (no build, no server)
+ *   npm run bench:kernel -- --backend pg              # PostgreSQL at $DATABASE_URL or the local default;
+ *                                                     # a fresh database per server/harness, dropped at the end
+ * Flags: --rows a,b,c (default all), --backend pglite|pg, --skip-build.
+ * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (20),
+ *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8).
+ * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
+ * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
+ * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
+ *
+ * Latency is per turn: until the full response body is read (a) or the turn's promise settles (b, c); turns/s is
+ * counted turns / wall time of the row. Warm-up turns come first and are not counted. Output: an aligned table,
+ * then one JSON line with every figure. Exit code 1 when a measured turn failed.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
+import type { TurnHarness } from "./turn-harness";
+
+const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
+const REQUEST_TIMEOUT_MS = 30_000;
+const USER_MESSAGE = "UTC";
+const benchDir = path.join(root, "bench");
+/** Set on SIGINT/SIGTERM: the HTTP load stops issuing requests and the run unwinds to its cleanup. */
+let interrupted = false;
+
+/** The agent every row runs (row c mirrors it in bench/peer/ai-sdk-turn.mts). */
+const AGENT = {
+  id: "bench.clock",
+  version: "1.0.0",
+  name: "Clock",
+  instructions: "You tell the time.",
+  capabilities: [{ kind: "llm-inference" }],
+  tools: [{ id: "current-time", version: "^1.0.0" }],
+  retrieval: [],
+  guardrails: [],
+  preferredProvider: "dev-echo",
+};
+
+type RowId = "a" | "b" | "c";
+type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number };
+
+function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} needs an integer >= ${min}, got ${raw}`);
+  return n;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = {
+    rows: new Set<RowId>(["a", "b", "c"]),
+    backend: "pglite",
+    skipBuild: false,
+    httpTurns: envInt("BENCH_HTTP_TURNS", 200, 1),
+    inProcessTurns: envInt("BENCH_IN_PROCESS_TURNS", 2000, 1),
+    httpWarmup: envInt("BENCH_HTTP_WARMUP", 20, 0),
+    inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
+    concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
+  };
+  let backendFlag: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === "--skip-build") options.skipBuild = true;
+    else if (flag === "--backend") backendFlag = argv[++i];
+    else if (flag === "--rows") {
+      const rows = (argv[++i] ?? "").split(",").map((row) => row.trim());
+      if (rows.length === 0 || rows.some((row) => row !== "a" && row !== "b" && row !== "c")) throw new Error(`--rows takes a comma-separated subset of a,b,c, got ${argv[i] ?? "nothing"}`);
+      options.rows = new Set(rows as RowId[]);
+    } else if (flag === "--help" || flag === "-h") {
+      console.log("usage: npm run bench:kernel -- [--rows a,b,c] [--backend pglite|pg] [--skip-build]   (turn counts: see the header of bench/kernel-turns.ts)");
+      process.exit(0);
+    } else throw new Error(`unknown argument ${flag} (try --help)`);
+  }
+  if (backendFlag === "pg" || backendFlag === "postgres" || backendFlag === "postgresql") {
+    options.backend = "postgresql";
+    options.databaseUrl = process.env.DATABASE_URL || DEFAULT_PG_URL;
+  } else if (backendFlag !== undefined && backendFlag !== "pglite") {
+    throw new Error(`--backend must be pglite or pg, got ${backendFlag}`);
+  } else if (backendFlag === undefined && process.env.DATABASE_URL) {
+    options.backend = "postgresql";
+    options.databaseUrl = process.env.DATABASE_URL;
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Figures
+
+type Row = {
+  id: string;
+  label: string;
+  available: boolean;
+  /** Why the row has no figures (only when not available). */
+  reason?: string;
+  turns: number;
+  concurrency: number;
+  failures: number;
+  warmupFailures: number;
+  seconds: number;
+  latencies: number[];
+  failureSamples: string[];
+  note: string;
+};
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
+
+/** Throughput and latency percentiles of a measured row (ms; NaN without turns). */
+function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
+  const sorted = [...row.latencies].sort((a, b) => a - b);
+  return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** A row as it goes into the JSON line. */
+function figures(row: Row) {
+  if (!row.available) return { id: row.id, label: row.label, available: false, reason: row.reason };
+  const { turnsPerSecond, p50, p99 } = stats(row);
+  const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
+  return {
+    id: row.id,
+    label: row.label,
+    available: true,
+    turns: row.turns,
+    concurrency: row.concurrency,
+    failures: row.failures,
+    warmupFailures: row.warmupFailures,
+    seconds: round(row.seconds, 3),
+    turnsPerSecond: round(turnsPerSecond, 1),
+    p50Ms: round(p50, 3),
+    p99Ms: round(p99, 3),
+    note: row.note,
+  };
+}
+
+function printTable(rows: Row[]): void {
+  const header = ["row", "turns", "conc", "failures", "turns/s", "p50 ms", "p99 ms", "note"];
+  const cells = rows.map((row) => {
+    if (!row.available) return [row.label, "-", "-", "-", "-", "-", "-", row.reason ?? ""];
+    const { turnsPerSecond, p50, p99 } = stats(row);
+    return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p99.toFixed(3), row.note];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((cell, i) => (i >= 1 && i <= 6 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ").trimEnd();
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const c of cells) console.log(line(c));
+}
+
+/** Warm-up, then `turns` sequential turns of `harness`, each timed; a rejected or non-completed turn is a failure. */
+async function measureHarness(id: string, label: string, harness: TurnHarness, options: Options, note: string): Promise<Row> {
+  const samples: string[] = [];
+  const once = async (): Promise<boolean> => {
+    try {
+      const result = await harness.runTurn(USER_MESSAGE);
+      const status = typeof result === "object" && result !== null && "status" in result ? (result as { status: unknown }).status : "completed";
+      if (status === "completed") return true;
+      if (samples.length < 3) samples.push(`status ${JSON.stringify(status)}`);
+    } catch (error) {
+      if (samples.length < 3) samples.push(error instanceof Error ? error.message : String(error));
+    }
+    return false;
+  };
+  let warmupFailures = 0;
+  for (let i = 0; i < options.inProcessWarmup; i++) if (!(await once())) warmupFailures++;
+  process.stdout.write(`${label}: ${options.inProcessTurns} turns… `);
+  const latencies: number[] = [];
+  let failures = 0;
+  const started = performance.now();
+  for (let i = 0; i < options.inProcessTurns; i++) {
+    const t0 = performance.now();
+    const ok = await once();
+    latencies.push(performance.now() - t0);
+    if (!ok) failures++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${seconds.toFixed(2)} s`);
+  return { id, label, available: true, turns: options.inProcessTurns, concurrency: 1, failures, warmupFailures, seconds, latencies, failureSamples: samples, note };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (a) over HTTP
+
+type Cleanup = { label: string; fn: () => Promise<void> | void };
+
+async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
+  const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+/** Builds unless --skip-build finds a build; a build blocked by another `next build` here is retried for up to 5 min. */
+async function buildOnce(options: Options): Promise<void> {
+  if (options.skipBuild && fs.existsSync(path.join(root, ".next/BUILD_ID"))) {
+    console.log("next build: skipped (--skip-build)");
+    return;
+  }
+  const started = performance.now();
+  const deadline = Date.now() + 5 * 60_000;
+  for (;;) {
+    const result = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    if (result.status === 0) break;
+    const output = `${result.stdout}\n${result.stderr}`;
+    if (/Another next build process is already running/.test(output) && Date.now() < deadline) {
+      console.log("another next build is running here, retrying in 5 s…");
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      continue;
+    }
+    throw new Error(`next build failed (${result.status ?? result.signal}):\n${output}`);
+  }
+  console.log(`next build: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Rows (a): sequential and concurrent POST /v1/runs against a fresh server; one "not available" row when the route is missing. */
+async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
+  await buildOnce(options);
+  let databaseUrl: string | undefined;
+  if (options.backend === "postgresql") {
+    const database = await freshPostgresDatabase(options.databaseUrl!);
+    cleanups.push({ label: "drop the HTTP row's database", fn: database.drop });
+    databaseUrl = database.url;
+  }
+  const operatorToken = newOperatorToken();
+  const server = await startServer({ env: { DATABASE_URL: databaseUrl, KINDGI_OPERATOR_TOKEN: operatorToken } });
+  if (server.dataDir) {
+    const dataDir = server.dataDir;
+    cleanups.push({ label: "PGlite data dir of the server", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
+  }
+  cleanups.push({ label: "server", fn: server.stop });
+  console.log(`server: ${server.baseUrl}`);
+
+  const tenant = await postJson(`${server.baseUrl}/v1/tenants`, operatorToken, { name: "kernel-turns bench" });
+  if (tenant.status !== 201) throw new Error(`tenant creation failed: ${tenant.status} ${tenant.text}`);
+  const apiKey: string = tenant.json.apiKey.key;
+  // The tenant's key is not narrowed to a project, so registration names the tenant's default one.
+  const registered = await postJson(`${server.baseUrl}/v1/agents`, apiKey, { ...AGENT, projectId: tenant.json.project.id });
+  if (registered.status !== 201) throw new Error(`agent registration failed: ${registered.status} ${registered.text}`);
+
+  const runUrl = `${server.baseUrl}/v1/runs`;
+  const runBody = { agent: { id: AGENT.id }, input: { userMessage: USER_MESSAGE }, options: { wait: true } };
+  const probe = await postJson(runUrl, apiKey, runBody);
+  if (probe.status === 404 && typeof probe.json?.error?.message === "string" && probe.json.error.message.startsWith("no route")) {
+    const reason = "(a) not available in this build: POST /v1/runs is not routed";
+    console.log(reason);
+    await server.stop();
+    return [unavailable("a", "(a) HTTP POST /v1/runs", reason)];
+  }
+  const turnFailure = (status: number, json: any, text: string): string | undefined => (status === 201 && json?.status === "completed" ? undefined : `${status} ${text.slice(0, 300)}`);
+  const probeFailure = turnFailure(probe.status, probe.json, probe.text);
+  if (probeFailure) console.warn(`WARNING: the first turn failed: ${probeFailure}`);
+
+  const load = async (label: string, count: number, concurrency: number) => {
+    const latencies: number[] = [];
+    const samples: string[] = [];
+    let failures = 0;
+    let next = 0;
+    const worker = async () => {
+      while (next < count && !interrupted) {
+        next++;
+        const t0 = performance.now();
+        let failure: string | undefined;
+        try {
+          const response = await postJson(runUrl, apiKey, runBody);
+          failure = turnFailure(response.status, response.json, response.text);
+        } catch (error) {
+          failure = String(error);
+        }
+        latencies.push(performance.now() - t0);
+        if (failure) {
+          failures++;
+          if (samples.length < 3) samples.push(failure);
+        }
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+    if (interrupted) throw new Error("interrupted");
+    return { label, latencies, samples, failures, seconds: (performance.now() - started) / 1000 };
+  };
+
+  const rows: Row[] = [];
+  for (const [id, concurrency] of [["a1", 1], ["a8", options.concurrency]] as const) {
+    const label = `(a) HTTP, concurrency ${concurrency}`;
+    const warm = await load(`${label} warm-up`, options.httpWarmup, concurrency);
+    process.stdout.write(`${label}: ${options.httpTurns} turns… `);
+    const measured = await load(label, options.httpTurns, concurrency);
+    console.log(`${measured.seconds.toFixed(2)} s`);
+    rows.push({ id, label, available: true, turns: options.httpTurns, concurrency, failures: measured.failures, warmupFailures: warm.failures, seconds: measured.seconds, latencies: measured.latencies, failureSamples: [...measured.samples, ...warm.samples].slice(0, 3), note: "POST /v1/runs wait:true, 201 + completed" });
+  }
+  // The next rows run in this process: the server must not compete for the CPU (stopping twice is harmless).
+  await server.stop();
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (b) our kernel in-process
+
+/** The module the lead's kernel provides for this row, as a file under the repository (any of these extensions). */
+const HARNESS_MODULE = "lib/kernel/bench-harness";
+
+/**
+ * Row (b): `createBenchHarness()` from `@/lib/kernel/bench-harness`, in this process. The database is the one the
+ * environment names, as for the app: this script sets DATABASE_URL to a fresh PostgreSQL database, or (PGlite)
+ * removes DATABASE_URL and sets KINDGI_DATA_DIR to a fresh temp dir; both are removed at the end. The harness
+ * migrates it and creates its own tenant and agent. No figure at all when the module is absent.
+ */
+async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<Row> {
+  const label = "(b) kernel in-process";
+  if (![".ts", ".mts", ".js", ".mjs"].some((ext) => fs.existsSync(path.join(root, HARNESS_MODULE + ext)))) {
+    console.log("(b) not available in this build");
+    return unavailable("b", label, "(b) not available in this build");
+  }
+  if (options.backend === "postgresql") {
+    const database = await freshPostgresDatabase(options.databaseUrl!);
+    cleanups.push({ label: "drop the in-process row's database", fn: database.drop });
+    process.env.DATABASE_URL = database.url;
+  } else {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-kernel-"));
+    cleanups.push({ label: "PGlite data dir of the in-process row", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
+    delete process.env.DATABASE_URL;
+    process.env.KINDGI_DATA_DIR = path.join(dataDir, "pgdata");
+  }
+  // A computed specifier: the root type-check must not need the module while the kernel is being written.
+  const specifier = `@/${HARNESS_MODULE}`;
+  const { createBenchHarness } = (await import(specifier)) as { createBenchHarness: () => Promise<TurnHarness> };
+  const harness = await createBenchHarness();
+  try {
+    return await measureHarness("b", label, harness, options, "runTurn(\"UTC\"), sequential");
+  } finally {
+    await harness.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (c) the peer library
+
+/** Installs bench/'s own dependencies (the peer library) when they are not there yet. */
+function ensurePeerInstalled(): void {
+  if (fs.existsSync(path.join(benchDir, "node_modules/ai/package.json"))) return;
+  console.log("installing bench/ dependencies (npm ci --prefix bench)…");
+  const result = spawnSync("npm", ["ci", "--prefix", benchDir, "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`npm ci --prefix bench failed (${result.status ?? result.signal})`);
+}
+
+/** Row (c): the peer library's tool loop with a fake model, in memory. */
+async function peerInMemory(options: Options): Promise<Row> {
+  ensurePeerInstalled();
+  // A computed URL: the peer module (and `ai`) exist only under bench/, outside the root type-check.
+  const peer = (await import(pathToFileURL(path.join(benchDir, "peer/ai-sdk-turn.mts")).href)) as { createPeerHarness: () => Promise<TurnHarness> };
+  const version = (JSON.parse(fs.readFileSync(path.join(benchDir, "node_modules/ai/package.json"), "utf8")) as { version: string }).version;
+  const harness = await peer.createPeerHarness();
+  try {
+    return await measureHarness("c", `(c) peer: ai ${version}`, harness, options, "generateText + MockLanguageModelV3, in memory");
+  } finally {
+    await harness.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const cleanups: Cleanup[] = [];
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const { label, fn } of cleanups.reverse()) {
+        try {
+          await fn();
+        } catch (error) {
+          console.error(`cleanup (${label}) failed: ${error}`);
+        }
+      }
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the server and removing temp data…`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  const cpus = os.cpus();
+  const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", platform: `${os.platform()} ${os.arch()}`, node: process.version, loadAverage: os.loadavg().map((n) => Number(n.toFixed(2))) };
+  const backend = options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per row)` : "PGlite (embedded, fresh data dir per row)";
+  console.log(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}, node ${machine.node}, load average ${machine.loadAverage.join(" ")}`);
+  console.log(`backend: ${backend}  (rows a, b; row c has no database)`);
+  console.log(`turn: dev-echo → current-time {timezone: "UTC"} → answer (2 model calls + 1 tool call)`);
+  console.log(`turns: HTTP ${options.httpTurns} (+${options.httpWarmup} warm-up, concurrency 1 and ${options.concurrency}), in-process ${options.inProcessTurns} (+${options.inProcessWarmup} warm-up)\n`);
+
+  const rows: Row[] = [];
+  try {
+    if (options.rows.has("a")) rows.push(...(await overHttp(options, cleanups)));
+    if (options.rows.has("b")) rows.push(await kernelInProcess(options, cleanups));
+    if (options.rows.has("c")) rows.push(await peerInMemory(options));
+  } finally {
+    await cleanup();
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+  }
+
+  console.log("");
+  printTable(rows);
+  for (const row of rows.filter((r) => r.failures > 0 || r.warmupFailures > 0))
+    console.warn(`\nWARNING: ${row.label}: ${row.failures} failed turns (+${row.warmupFailures} in the warm-up)${row.failures ? "; its figures are not valid" : ""}. Samples: ${row.failureSamples.join(" | ")}`);
+  console.log(JSON.stringify({ bench: "kernel-turns", machine, backend: options.backend, turn: "dev-echo current-time UTC", warmup: { http: options.httpWarmup, inProcess: options.inProcessWarmup }, rows: rows.map(figures) }));
+  if (rows.some((row) => row.failures > 0)) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  if (!interrupted) console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});
