@@ -15,6 +15,7 @@ let serial = 0;
 function baseBody(template: string): Record<string, unknown> {
   serial++;
   if (template === "/v1/tools") return { ...toolManifest(), projectId: currentProjectId };
+  if (template === "/v1/providers") return { id: `fuzz-${serial}`, kind: "openai-compatible", baseUrl: "https://llm.example.test/v1", apiKeySecret: "fuzz.key", models: [{ name: "fuzz-model" }] };
   return { name: `fuzz ${serial}` };
 }
 let currentProjectId = "";
@@ -25,8 +26,10 @@ describe("no input produces a 500", () => {
     currentProjectId = tenant.projectId;
     const manifest = toolManifest();
     await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "fuzz.key", value: "fuzz-value" } });
+    await call("POST", "/v1/providers", { key: tenant.key, body: { ...baseBody("/v1/providers"), id: "fuzz-provider" } });
     const document = (await call("GET", "/v1/openapi.json")).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-    const valid = { projectId: tenant.projectId, toolId: manifest.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000" };
+    const valid = { projectId: tenant.projectId, toolId: manifest.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", providerId: "fuzz-provider" };
     const failures: string[] = [];
     let requests = 0;
     const check = async (method: string, path: string, options: Parameters<typeof call>[2]) => {
