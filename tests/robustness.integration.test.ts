@@ -17,6 +17,7 @@ function baseBody(template: string): Record<string, unknown> {
   if (template === "/v1/tools") return { ...toolManifest(), projectId: currentProjectId };
   if (template === "/v1/guardrails") return { ...guardrail, id: `${guardrail.id}-${serial}`, projectId: currentProjectId };
   if (template === "/v1/memory/facts") return { type: "note", content: `fuzz ${serial}`, projectId: currentProjectId };
+  if (template === "/v1/providers") return { id: `fuzz-${serial}`, kind: "openai-compatible", baseUrl: "https://llm.example.test/v1", apiKeySecret: "fuzz.key", models: [{ name: "fuzz-model" }] };
   return { name: `fuzz ${serial}` };
 }
 let currentProjectId = "";
@@ -30,8 +31,10 @@ describe("no input produces a 500", () => {
     await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
     await call("POST", "/v1/guardrails", { key: tenant.key, body: { ...guardrail, projectId: tenant.projectId } });
     const fact = await call("POST", "/v1/memory/facts", { key: tenant.key, body: { type: "note", content: "a fact to fuzz around", projectId: tenant.projectId } });
+    await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "fuzz.key", value: "fuzz-value" } });
+    await call("POST", "/v1/providers", { key: tenant.key, body: { ...baseBody("/v1/providers"), id: "fuzz-provider" } });
     const document = (await call("GET", "/v1/openapi.json")).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", factId: fact.body.id as string };
+    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", factId: fact.body.id as string, providerId: "fuzz-provider" };
     const failures: string[] = [];
     let requests = 0;
     const check = async (method: string, path: string, options: Parameters<typeof call>[2]) => {

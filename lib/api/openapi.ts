@@ -2,12 +2,14 @@ import { errorStatus, type ErrorCode } from "@/lib/errors";
 import type { JsonSchema, Operation } from "@/lib/api/operation";
 import { allOperations } from "@/lib/api/operations";
 import { errorEnvelopeSchema } from "@/lib/api/operations/common";
+import { PROVIDER_ID_PATTERN } from "@/lib/models/registry";
 
 const paramSchemas = {
   uuid: { type: "string", format: "uuid" },
   catalogId: { type: "string", minLength: 1, maxLength: 200 },
   version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$" },
   secretName: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,128}$" },
+  providerId: { type: "string", pattern: PROVIDER_ID_PATTERN },
 } as const;
 
 /** Every route may answer these besides its own. */

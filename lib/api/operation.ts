@@ -4,7 +4,7 @@ export type JsonSchema = Record<string, unknown>;
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** How a path parameter is checked before any database access. */
-export type ParamKind = "uuid" | "catalogId" | "version" | "secretName";
+export type ParamKind = "uuid" | "catalogId" | "version" | "secretName" | "providerId";
 
 /**
  * One /v1 operation: the single description from which the route validates its input and

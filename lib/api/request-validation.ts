@@ -4,6 +4,7 @@ import addFormats from "ajv-formats";
 import { AppError, type Issue } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
+import { PROVIDER_ID_PATTERN } from "@/lib/models/registry";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
 addFormats(ajv);
@@ -22,6 +23,7 @@ function compile(instance: Ajv2020, schema: JsonSchema): ValidateFunction {
 
 
 const VERSION = /^\d+\.\d+\.\d+$/;
+const PROVIDER_ID = new RegExp(PROVIDER_ID_PATTERN);
 
 
 function checkParam(kind: ParamKind, value: string): boolean {
@@ -32,6 +34,8 @@ function checkParam(kind: ParamKind, value: string): boolean {
       return VERSION.test(value);
     case "secretName":
       return /^[A-Za-z0-9_.-]{1,128}$/.test(value);
+    case "providerId":
+      return PROVIDER_ID.test(value);
     case "catalogId":
       return value.length >= 1 && value.length <= 200 && !/[\u0000-\u001f]/.test(value);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeProvider, listProviders } from "./registry";
+import { describeProvider, listProviders, LLM_INFERENCE, PROVIDER_ID_PATTERN, RESERVED_PROVIDER_IDS, type ProviderDescriptor } from "./registry";
 
 describe("listProviders", () => {
   it("always has dev-echo, last", () => {
@@ -37,5 +37,30 @@ describe("listProviders", () => {
   it("ignores blank keys and defaults the OpenAI model", () => {
     expect(listProviders({ OPENAI_API_KEY: "  ", ANTHROPIC_API_KEY: "" }).map((p) => p.id)).toEqual(["dev-echo"]);
     expect(listProviders({ OPENAI_API_KEY: "k", OPENAI_MODELS: " , " })[0].models.map((m) => m.name)).toEqual(["gpt-4o-mini"]);
+  });
+});
+
+describe("describeProvider", () => {
+  it("shows a tenant's own provider with its URL and secret name, never a key", () => {
+    const tenant: ProviderDescriptor = {
+      id: "acme-llm",
+      kind: "anthropic",
+      capabilityKind: LLM_INFERENCE,
+      models: [{ name: "claude-haiku-4-5", features: ["tool-use"] }],
+      source: "tenant",
+      dev: false,
+      routing: "normal",
+      baseUrl: "https://llm.acme.test/",
+      apiKeySecret: "acme.key",
+    };
+    expect(describeProvider(tenant)).toEqual({ id: "acme-llm", kind: "anthropic", source: "tenant", baseUrl: "https://llm.acme.test/", apiKeySecret: "acme.key", models: [{ name: "claude-haiku-4-5", features: ["tool-use"] }] });
+    const [openai] = listProviders({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://10.0.0.1/v1" });
+    expect(Object.keys(describeProvider(openai)).sort()).toEqual(["id", "kind", "models", "source"]);
+  });
+
+  it("reserves the built-in and environment ids, which follow the id pattern", () => {
+    const ids = listProviders({ OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k", KINDGI_DEV_PROVIDERS: "1" }).map((p) => p.id);
+    expect([...RESERVED_PROVIDER_IDS].sort()).toEqual([...ids].sort());
+    for (const id of ids) expect(id).toMatch(new RegExp(PROVIDER_ID_PATTERN));
   });
 });

@@ -2,11 +2,12 @@
  * The model provider registry: which providers this deployment has and what their models can do.
  *
  * Describe only — no model calls live here (they are behind `ModelProvider`, lib/models/provider.ts, built from a
- * descriptor by lib/models/providers/index.ts with the key the caller reads from `apiKeyEnv`). Providers come from
- * three places: `dev-echo` is built in and always present (deterministic, no key, the router's last resort);
- * `scripted` is built in and listed when `KINDGI_DEV_PROVIDERS=1`; `openai` and `anthropic` appear when their
- * API key is set in the environment. A descriptor never holds a secret: keys are read by the calling code when
- * it calls, never copied here.
+ * descriptor by lib/models/providers/index.ts with the key the caller reads from `apiKeyEnv` or `apiKeySecret`).
+ * Providers come from four places: `dev-echo` is built in and always present (deterministic, no key, the router's
+ * last resort); `scripted` is built in and listed when `KINDGI_DEV_PROVIDERS=1`; `openai` and `anthropic` appear
+ * when their API key is set in the environment; a tenant configures its own through `POST /v1/providers`
+ * (lib/services/model-providers.ts turns those rows into descriptors). A descriptor never holds a secret: keys are
+ * read by the calling code when it calls, never copied here.
  */
 import type { ProviderModel } from "@/lib/models/provider";
 
@@ -20,6 +21,18 @@ export const LLM_INFERENCE = "llm-inference";
 export type ModelInfo = ProviderModel & { features: string[] };
 
 export type ProviderKind = "dev-echo" | "scripted" | "openai-compatible" | "anthropic";
+
+/** What a provider id looks like (a tenant's ids follow it; the built-in and environment ids do too). */
+export const PROVIDER_ID_PATTERN = "^[a-z0-9][a-z0-9._-]{0,62}$";
+
+/**
+ * The ids of the built-in and environment providers. A tenant may not take one, even while the environment
+ * provider is not configured: setting its key later would otherwise shadow the tenant's provider.
+ */
+export const RESERVED_PROVIDER_IDS: readonly string[] = Object.freeze(["dev-echo", "scripted", "openai", "anthropic"]);
+
+/** Where a provider comes from. */
+export type ProviderSource = "built-in" | "environment" | "tenant";
 
 /**
  * How the router considers a provider: `normal` providers are routed to in registry order; an `explicit` one only
@@ -35,18 +48,23 @@ export type ProviderDescriptor = {
   /** The capability kind it serves (every model provider: llm-inference). */
   capabilityKind: string;
   models: ModelInfo[];
-  source: "built-in" | "environment";
+  source: ProviderSource;
   /** A development provider (dev-echo, scripted): not a real model. */
   dev: boolean;
   routing: RoutingMode;
-  /** Where the calling code sends requests, when configured (else the kind's public default); never shown by the API. */
+  /**
+   * Where the calling code sends requests, when configured (else the kind's public default). The API shows it
+   * only for a tenant's own providers (the tenant typed it); an environment provider's URL stays private.
+   */
   baseUrl?: string;
   /** The environment variable holding the API key, which the calling code reads when it calls (never the key). */
   apiKeyEnv?: "OPENAI_API_KEY" | "ANTHROPIC_API_KEY";
+  /** A tenant provider's key: the NAME of the tenant's secret, resolved on every call (never the value). */
+  apiKeySecret?: string;
 };
 
-/** What GET /v1/providers shows of a provider. */
-export type ProviderView = { id: string; kind: ProviderKind; models: ModelInfo[]; source: "built-in" | "environment" };
+/** What GET /v1/providers shows of a provider: a tenant's own providers add their URL and the name of their key's secret. */
+export type ProviderView = { id: string; kind: ProviderKind; models: ModelInfo[]; source: ProviderSource; baseUrl?: string; apiKeySecret?: string };
 
 /** Known context sizes and list prices; a model not named here is listed without them. */
 const KNOWN_MODELS: Record<string, Omit<ModelInfo, "name" | "features">> = {
@@ -127,7 +145,12 @@ export function listProviders(env: Env = process.env): ProviderDescriptor[] {
   return providers;
 }
 
-/** The public description of a provider: id, kind, models and where it comes from — no URL, no key. */
+/**
+ * The public description of a provider: id, kind, models and where it comes from; never a key. A tenant's own
+ * provider also shows its URL and its secret's name (the tenant configured both); any other provider shows no URL.
+ */
 export function describeProvider(provider: ProviderDescriptor): ProviderView {
-  return { id: provider.id, kind: provider.kind, models: provider.models.map((m) => ({ ...m, features: [...m.features] })), source: provider.source };
+  const view: ProviderView = { id: provider.id, kind: provider.kind, models: provider.models.map((m) => ({ ...m, features: [...m.features] })), source: provider.source };
+  if (provider.source === "tenant") return { ...view, baseUrl: provider.baseUrl, apiKeySecret: provider.apiKeySecret };
+  return view;
 }

@@ -1,15 +1,15 @@
 import { RawJson } from "@/lib/api/json";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import type { Page } from "@/lib/api/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, type Issue } from "@/lib/errors";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
 import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";
 import { renderPreview } from "@/lib/agents/parameters";
 import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
-import { describeProvider, listProviders, type ProviderView } from "@/lib/models/registry";
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
+import { providersForTenant } from "@/lib/services/model-providers";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
@@ -100,7 +100,7 @@ export async function registerAgent(actor: Actor, body: Record<string, unknown>)
     tags: agent.tags ?? [],
   });
   const references = await resolveReferences({ tenantId: actor.tenantId, projectId: row.projectId }, agent.tools);
-  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, listProviders()))];
+  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, await providersForTenant(actor.tenantId)))];
   return { agentId: row.entryId, version: row.version, warnings };
 }
 
@@ -210,7 +210,8 @@ export type AgentDryRun = {
 /**
  * Validates a definition without registering it (POST /v1/agents/validate): every schema and rule problem, the
  * resolution of each tool range in the project (given, else the caller's default; unresolvable ones are
- * warnings), and whether a configured provider can serve the agent (if none can, an issue at `/capabilities/0`).
+ * warnings), and whether one of the tenant's providers (its own, the environment's, the built-in ones) can serve
+ * the agent (if none can, an issue at `/capabilities/0`).
  */
 export async function validateAgentDraft(actor: Actor, body: Record<string, unknown>): Promise<AgentDryRun> {
   const { projectId: requestedProject, ...definition } = body;
@@ -225,18 +226,9 @@ export async function validateAgentDraft(actor: Actor, body: Record<string, unkn
       preferredProvider: typeof definition.preferredProvider === "string" ? definition.preferredProvider : undefined,
       preferredModel: typeof definition.preferredModel === "string" ? definition.preferredModel : undefined,
     },
-    listProviders(),
+    await providersForTenant(actor.tenantId),
   );
   const issues = [...(result.ok ? [] : result.issues), ...routingIssues(routing)];
   const warnings = [...result.warnings, ...unresolvedWarnings(references, indexes), ...(await registrationWarnings(actor, definition, projectId))];
   return { valid: issues.length === 0, issues, warnings, resolution: references.map((item, i) => ({ index: indexes[i], ...item })), routing };
-}
-
-/** The model providers this deployment has (GET /v1/providers), in routing order; never a key or a URL. */
-export async function listModelProviders(_actor: Actor, page: { limit: number; cursor?: string }): Promise<Page<ProviderView>> {
-  const providers = listProviders();
-  const after = decodeCursor(page.cursor)?.[0];
-  // The cursor is the id of the last provider shown; one no longer configured ends the list.
-  const start = after === undefined ? 0 : providers.findIndex((provider) => provider.id === after) + 1;
-  return toPage(start === 0 && after !== undefined ? [] : providers.slice(start, start + page.limit + 1), page.limit, (provider) => [provider.id], describeProvider);
 }

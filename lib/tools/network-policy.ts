@@ -39,7 +39,8 @@ export class ToolNetworkError extends Error {
   }
 }
 
-type AddressCategory =
+/** Why an address is not public. */
+export type AddressCategory =
   | "loopback"
   | "private"
   | "link-local"
@@ -140,6 +141,11 @@ export function addressCategory(address: string): AddressCategory | undefined {
   return carrier ? ipv4Category((parsed.value >> carrier.shift) & 0xffffffffn) : undefined;
 }
 
+/** Whether `hostname` (lower case, without a final dot) is the host name of a cloud metadata service. */
+export function isMetadataHostName(hostname: string): boolean {
+  return METADATA_HOST_NAMES.has(hostname);
+}
+
 function ipv4Category(value: bigint): AddressCategory | undefined {
   return RESTRICTED_RANGES.find((range) => inRange({ family: 4, value }, range))?.category;
 }
@@ -148,7 +154,8 @@ function deny(where: string, reason: string): never {
   throw new ToolNetworkError("network-denied", `request to ${where} refused: ${reason}`);
 }
 
-async function defaultResolver(hostname: string): Promise<ResolvedAddress[]> {
+/** The system resolver (`dns.lookup`, every address, in the order the system gives them): the default {@link HostResolver}. */
+export async function defaultResolver(hostname: string): Promise<ResolvedAddress[]> {
   const results = await dnsLookup(hostname, { all: true, verbatim: true });
   return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }

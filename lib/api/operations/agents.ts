@@ -346,38 +346,3 @@ export const getAgentVersionFormOperation = defineOperation({
   },
   errors: ["bad-input", "not-found"],
 });
-
-const modelSchema = {
-  type: "object",
-  required: ["name", "features"],
-  properties: {
-    name: { type: "string" },
-    contextTokens: { type: "integer" },
-    features: { type: "array", items: { type: "string" } },
-    inputUsdPerMTok: { type: "number" },
-    outputUsdPerMTok: { type: "number" },
-  },
-} as const;
-
-export const listProvidersOperation = defineOperation({
-  operationId: "listProviders",
-  method: "GET",
-  path: "/v1/providers",
-  tag: "Providers",
-  summary: "List the model providers this deployment has, in routing order",
-  description:
-    "`dev-echo` is always there (the fallback); `scripted` when KINDGI_DEV_PROVIDERS=1; `openai` and `anthropic` when their API key is set in the environment. Keys and URLs are never shown.",
-  auth: "key",
-  query: { ...pageQuery },
-  responses: {
-    200: {
-      description: "A page of providers.",
-      schema: pageOf({
-        type: "object",
-        required: ["id", "kind", "models", "source"],
-        properties: { id: { type: "string" }, kind: { enum: ["dev-echo", "scripted", "openai-compatible", "anthropic"] }, models: { type: "array", items: modelSchema }, source: { enum: ["built-in", "environment"] } },
-      }),
-    },
-  },
-  errors: ["bad-input", "unknown-field"],
-});

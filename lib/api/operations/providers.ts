@@ -1,2 +1,106 @@
-// Operations of this group are defined here (see lib/api/operations/secrets.ts for the pattern).
-export {};
+import { defineOperation } from "@/lib/api/operation";
+import { dateTime, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
+import { TENANT_PROVIDER_KINDS, tenantProviderBodySchema } from "@/lib/models/provider-config";
+
+const providerParams = { providerId: { kind: "providerId", description: "A provider id of the tenant, e.g. `local-ollama`." } } as const;
+
+const modelSchema = {
+  type: "object",
+  required: ["name", "features"],
+  properties: {
+    name: { type: "string" },
+    contextTokens: { type: "integer" },
+    features: { type: "array", items: { type: "string" } },
+    inputUsdPerMTok: { type: "number" },
+    outputUsdPerMTok: { type: "number" },
+  },
+} as const;
+
+const kinds = ["dev-echo", "scripted", "openai-compatible", "anthropic"] as const;
+
+/** A provider in the list: a tenant's own add their URL and their key's secret name. */
+const providerSummary = {
+  type: "object",
+  required: ["id", "kind", "models", "source"],
+  properties: {
+    id: { type: "string" },
+    kind: { enum: kinds },
+    models: { type: "array", items: modelSchema },
+    source: { enum: ["tenant", "environment", "built-in"] },
+    baseUrl: { type: "string", description: "Only for the tenant's own providers." },
+    apiKeySecret: { type: "string", description: "Only for the tenant's own providers: the name of the secret holding the key (never the key)." },
+  },
+} as const;
+
+/** One of the tenant's own providers. */
+const tenantProvider = {
+  type: "object",
+  required: ["id", "kind", "source", "baseUrl", "apiKeySecret", "models", "createdBy", "createdAt", "updatedAt"],
+  properties: {
+    id: { type: "string" },
+    kind: { enum: TENANT_PROVIDER_KINDS },
+    source: { const: "tenant" },
+    baseUrl: { type: "string" },
+    apiKeySecret: { type: "string", description: "The name of the secret holding the key (never the key)." },
+    models: { type: "array", items: modelSchema },
+    createdBy: uuid,
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  },
+} as const;
+
+export const listProvidersOperation = defineOperation({
+  operationId: "listProviders",
+  method: "GET",
+  path: "/v1/providers",
+  tag: "Providers",
+  summary: "List the model providers the tenant's agents are routed to, in routing order",
+  description:
+    "The tenant's own providers (POST /v1/providers, oldest first), then `openai` and `anthropic` when their API key is set in the environment, then `scripted` when KINDGI_DEV_PROVIDERS=1, then `dev-echo`, always there (the fallback). Keys are never shown; URLs only for the tenant's own providers.",
+  auth: "key",
+  query: { ...pageQuery },
+  responses: { 200: { description: "A page of providers.", schema: pageOf(providerSummary) } },
+  errors: ["bad-input", "unknown-field"],
+});
+
+export const registerProviderOperation = defineOperation({
+  operationId: "registerProvider",
+  method: "POST",
+  path: "/v1/providers",
+  tag: "Providers",
+  summary: "Configure a model provider for the tenant (tenant admins)",
+  description:
+    "An OpenAI-compatible or Anthropic endpoint whose API key is a stored secret (named by `apiKeySecret`, resolved on every call, never shown). Every problem of the body is reported in `details.issues` (400 validation-failed). The id may not be `dev-echo`, `scripted`, `openai`, `anthropic` or one of the tenant's (409 provider-already-registered); the secret must exist (404 secret-not-found). `baseUrl` must be an absolute http(s) URL without credentials, query or fragment; cloud metadata hosts and link-local, unspecified, multicast, reserved and carrier-grade NAT addresses are always refused, loopback and private addresses unless the server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1. A literal IP is checked here; a host name is resolved and checked on every call.",
+  auth: "key",
+  idempotent: true,
+  body: { validation: "top-level", schema: tenantProviderBodySchema },
+  responses: { 201: { description: "The provider (never the key).", schema: tenantProvider } },
+  errors: ["bad-input", "unknown-field", "validation-failed", "provider-already-registered", "secret-not-found", "permission-denied"],
+});
+
+export const getProviderOperation = defineOperation({
+  operationId: "getProvider",
+  method: "GET",
+  path: "/v1/providers/{providerId}",
+  tag: "Providers",
+  summary: "Get one of the tenant's own providers",
+  description: "Built-in and environment providers have no page of their own (404); GET /v1/providers lists them.",
+  auth: "key",
+  params: providerParams,
+  responses: { 200: { description: "The provider (never the key).", schema: tenantProvider } },
+  errors: ["bad-input", "not-found"],
+});
+
+export const deleteProviderOperation = defineOperation({
+  operationId: "deleteProvider",
+  method: "DELETE",
+  path: "/v1/providers/{providerId}",
+  tag: "Providers",
+  summary: "Remove one of the tenant's own providers (tenant admins)",
+  description: "Agents that preferred it are routed to another provider from then on; its secret is kept. Built-in and environment ids are 404.",
+  auth: "key",
+  idempotent: true,
+  params: providerParams,
+  responses: { 200: { description: "Removed.", schema: { type: "object", required: ["id", "deleted"], properties: { id: { type: "string" }, deleted: { const: true } } } } },
+  errors: ["bad-input", "not-found", "permission-denied"],
+});

@@ -2,6 +2,8 @@
  * The HTTP transport the real providers share: POST a JSON body, with a per-attempt timeout, retries with
  * exponential backoff and jitter on 408/409/429/5xx and network failures (honouring `Retry-After`), no retry on
  * other answers, attempts counted, and error messages that summarize the provider's answer without the API key.
+ * Redirects are not followed: a model API does not redirect its POSTs, and following one would send the key and
+ * the conversation to a destination nobody checked (a tenant's URL is checked before the call, its redirects are not).
  */
 import { ModelProviderError, type ModelProviderErrorCode } from "@/lib/models/provider";
 import { isRecord } from "@/lib/models/providers/shared";
@@ -87,7 +89,7 @@ async function attemptOnce(post: JsonPost, policy: RetryPolicy): Promise<Outcome
   let response: Response;
   let text: string;
   try {
-    response = await fetch(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: JSON.stringify(post.body), signal });
+    response = await fetch(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: JSON.stringify(post.body), signal, redirect: "manual" });
     text = await response.text();
   } catch (error) {
     if (post.signal?.aborted) throw post.signal.reason;
@@ -107,6 +109,7 @@ function classify(providerId: string, response: Response, text: string): Outcome
       return { ok: false, code: "provider-bad-response", message: `${providerId}: HTTP ${status} with a body that is not JSON`, status, retryable: false };
     }
   }
+  if (status >= 300 && status < 400) return { ok: false, code: "provider-request-failed", message: `${providerId}: HTTP ${status}, a redirect, which is not followed`, status, retryable: false };
   const message = `${providerId}: HTTP ${status}${summarizeBody(text)}`;
   if (status === 401 || status === 403) return { ok: false, code: "provider-auth-failed", message, status, retryable: false };
   if (status === 429) return { ok: false, code: "provider-rate-limited", message, status, retryable: true, retryAfterMs: retryAfterMs(response.headers) };

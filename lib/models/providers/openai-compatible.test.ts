@@ -198,6 +198,19 @@ describe("openai-compatible: errors and retries", () => {
     expect(await failure(provider().complete(ask()))).toMatchObject({ code: "provider-request-failed", status: 400, attempts: 1, message: "openai: HTTP 400: invalid_request_error: model not found" });
   });
 
+  it("does not follow a redirect (the key and the conversation would go to an unchecked destination)", async () => {
+    const elsewhere = await startWireServer(completion({ content: "followed" }));
+    try {
+      for (const status of [301, 307, 308]) {
+        server.enqueue({ status, headers: { location: `${elsewhere.url}/v1/chat/completions` }, body: "" });
+        expect(await failure(provider().complete(ask()))).toMatchObject({ code: "provider-request-failed", status, attempts: 1, message: `openai: HTTP ${status}, a redirect, which is not followed` });
+      }
+      expect(elsewhere.requests).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("retries a network failure and reports provider-unavailable", async () => {
     await server.close();
     const error = await failure(provider().complete(ask()));

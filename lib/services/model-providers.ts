@@ -1,0 +1,210 @@
+/**
+ * Model providers per tenant: the tenant's own providers (POST /v1/providers, stored in TenantModelProvider), the
+ * environment's and the built-in ones, in one routing order, and the `ModelProvider` a run calls.
+ *
+ * A tenant provider's API key stays in the tenant's secrets: the row holds the secret's name, and the value is
+ * resolved on every model call, kept in memory for that call only, never stored, logged or returned.
+ */
+import { getDb, type DbTx } from "@/lib/db";
+import { AppError, isAppError, notFound } from "@/lib/errors";
+import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { ModelProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from "@/lib/models/provider";
+import { allowsPrivateProviderUrls, checkProviderDestination, validateTenantProviderConfig, type TenantProviderKind } from "@/lib/models/provider-config";
+import { createModelProvider } from "@/lib/models/providers";
+import { isRecord } from "@/lib/models/providers/shared";
+import { describeProvider, LLM_INFERENCE, listProviders, RESERVED_PROVIDER_IDS, type ModelInfo, type ProviderDescriptor, type ProviderView } from "@/lib/models/registry";
+import { type Actor, requireAdmin } from "@/lib/services/actor";
+import { audit } from "@/lib/services/audit";
+import { resolveSecretValue } from "@/lib/services/secrets";
+import type { HostResolver } from "@/lib/tools/network-policy";
+
+/** A tenant's provider as the API shows it: its configuration (never the key) and who configured it when. */
+export type TenantProviderView = ProviderView & { source: "tenant"; baseUrl: string; apiKeySecret: string; createdBy: string; createdAt: string; updatedAt: string };
+
+type TenantProviderRow = { providerId: string; kind: string; baseUrl: string; apiKeySecret: string; models: unknown; createdBy: string; createdAt: Date; updatedAt: Date };
+
+const rowSelect = { providerId: true, kind: true, baseUrl: true, apiKeySecret: true, models: true, createdBy: true, createdAt: true, updatedAt: true } as const;
+
+const finite = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+
+/** The stored models (written by registerModelProvider) as ModelInfo, features always listed. */
+function storedModels(json: unknown): ModelInfo[] {
+  return (Array.isArray(json) ? json : []).filter(isRecord).flatMap((model) => {
+    if (typeof model.name !== "string") return [];
+    const contextTokens = finite(model.contextTokens);
+    const inputUsdPerMTok = finite(model.inputUsdPerMTok);
+    const outputUsdPerMTok = finite(model.outputUsdPerMTok);
+    return [{
+      name: model.name,
+      ...(contextTokens !== undefined && { contextTokens }),
+      features: Array.isArray(model.features) ? model.features.filter((feature): feature is string => typeof feature === "string") : [],
+      ...(inputUsdPerMTok !== undefined && { inputUsdPerMTok }),
+      ...(outputUsdPerMTok !== undefined && { outputUsdPerMTok }),
+    }];
+  });
+}
+
+function tenantDescriptor(row: TenantProviderRow): ProviderDescriptor {
+  return {
+    id: row.providerId,
+    kind: row.kind as TenantProviderKind,
+    capabilityKind: LLM_INFERENCE,
+    models: storedModels(row.models),
+    source: "tenant",
+    dev: false,
+    routing: "normal",
+    baseUrl: row.baseUrl,
+    apiKeySecret: row.apiKeySecret,
+  };
+}
+
+function tenantProviderView(row: TenantProviderRow): TenantProviderView {
+  const { id, kind, models } = tenantDescriptor(row);
+  return {
+    id,
+    kind,
+    source: "tenant",
+    baseUrl: row.baseUrl,
+    apiKeySecret: row.apiKeySecret,
+    models,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The providers a tenant's agents are routed to, in routing order: the tenant's own (oldest first), then the
+ * environment's, then `scripted` (KINDGI_DEV_PROVIDERS=1), then `dev-echo`. Descriptors carry no key: a tenant
+ * provider names its secret, an environment provider its variable. Pass `db` inside a transaction.
+ */
+export async function providersForTenant(tenantId: string, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<ProviderDescriptor[]> {
+  const client = db ?? (await getDb());
+  const rows = await client.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect });
+  return [...rows.map(tenantDescriptor), ...listProviders(env)];
+}
+
+/**
+ * The model provider a run calls for `descriptor` (one of `providersForTenant(tenantId)`).
+ *
+ * - dev kinds (dev-echo, scripted): built in, no key;
+ * - an environment provider: its key is read from `process.env[descriptor.apiKeyEnv]` now; a missing key rejects
+ *   with `provider-auth-failed`;
+ * - a tenant provider: on every `complete` call its host is resolved and each address checked (lookup: `options.lookup`,
+ *   default the system resolver; loopback and private addresses only with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1,
+ *   read at call time), then the key is resolved from the tenant's secret `descriptor.apiKeySecret`, used for that
+ *   call and dropped. Such a call rejects with a `ModelProviderError` before any HTTP attempt (attempts 0):
+ *   `provider-request-failed` when the destination is refused, `provider-unavailable` when its host does not
+ *   resolve, `provider-auth-failed` when the secret is gone or secrets cannot be read.
+ * Every other failure of `complete` is the provider's own (`ModelProviderError`, see lib/models/provider.ts).
+ */
+export async function instantiateProvider(tenantId: string, descriptor: ProviderDescriptor, options: { lookup?: HostResolver } = {}): Promise<ModelProvider> {
+  switch (descriptor.kind) {
+    case "dev-echo":
+    case "scripted":
+      return createModelProvider({ kind: descriptor.kind });
+    case "openai-compatible":
+    case "anthropic":
+      if (descriptor.source === "tenant") return tenantProvider(tenantId, descriptor, descriptor.kind, options);
+      return createModelProvider({ kind: descriptor.kind, ...httpConfig(descriptor), apiKey: environmentKey(descriptor) });
+  }
+}
+
+function httpConfig(descriptor: ProviderDescriptor) {
+  return { id: descriptor.id, models: descriptor.models, ...(descriptor.baseUrl !== undefined && { baseUrl: descriptor.baseUrl }) };
+}
+
+function environmentKey(descriptor: ProviderDescriptor): string {
+  const key = descriptor.apiKeyEnv ? process.env[descriptor.apiKeyEnv]?.trim() : undefined;
+  if (!key) throw new ModelProviderError("provider-auth-failed", `${descriptor.id}: ${descriptor.apiKeyEnv ?? "its API key variable"} is not set`, { attempts: 0 });
+  return key;
+}
+
+/** A tenant provider: destination check and key resolution on every call, then the kind's provider for that call only. */
+function tenantProvider(tenantId: string, descriptor: ProviderDescriptor, kind: TenantProviderKind, options: { lookup?: HostResolver }): ModelProvider {
+  const { baseUrl, apiKeySecret } = descriptor;
+  if (baseUrl === undefined || apiKeySecret === undefined) throw new Error(`tenant provider ${descriptor.id} has no baseUrl or apiKeySecret`);
+  const url = new URL(baseUrl);
+  return {
+    id: descriptor.id,
+    kind,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      await checkProviderDestination(descriptor.id, url, { allowPrivateUrls: allowsPrivateProviderUrls(), lookup: options.lookup });
+      const apiKey = await tenantKey(tenantId, descriptor.id, apiKeySecret);
+      return createModelProvider({ kind, ...httpConfig(descriptor), apiKey }).complete(request);
+    },
+  };
+}
+
+async function tenantKey(tenantId: string, providerId: string, secretName: string): Promise<string> {
+  try {
+    return await resolveSecretValue(tenantId, secretName);
+  } catch (error) {
+    if (isAppError(error) && (error.code === "secret-not-found" || error.code === "secrets-unavailable")) {
+      throw new ModelProviderError("provider-auth-failed", `${providerId}: its API key secret ${JSON.stringify(secretName)} cannot be used: ${error.message}`, { attempts: 0 });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Configures a model provider for the actor's tenant (POST /v1/providers, tenant admins). The body is checked in
+ * full (400 validation-failed with every issue); the id must not be a built-in or environment id nor one of the
+ * tenant's (409 provider-already-registered); the key's secret must exist (404 secret-not-found).
+ */
+export async function registerModelProvider(actor: Actor, body: Record<string, unknown>): Promise<TenantProviderView> {
+  requireAdmin(actor);
+  const result = validateTenantProviderConfig(body, { allowPrivateUrls: allowsPrivateProviderUrls() });
+  if (!result.ok) throw new AppError("validation-failed", `the provider is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues });
+  const config = result.config;
+  const taken = () => new AppError("provider-already-registered", `a model provider with id ${JSON.stringify(config.id)} exists already`, { providerId: config.id });
+  if (RESERVED_PROVIDER_IDS.includes(config.id)) throw taken();
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    if (await tx.tenantModelProvider.findUnique({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: { id: true } })) throw taken();
+    const secret = await tx.secret.findFirst({ where: { tenantId: actor.tenantId, name: config.apiKeySecret, deletedAt: null }, select: { id: true } });
+    if (!secret) throw new AppError("secret-not-found", `no secret named ${JSON.stringify(config.apiKeySecret)} in this tenant; store the key with POST /v1/secrets first`, { name: config.apiKeySecret });
+    const { count } = await tx.tenantModelProvider.createMany({
+      data: [{ tenantId: actor.tenantId, providerId: config.id, kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, models: config.models, createdBy: actor.userId }],
+      skipDuplicates: true,
+    });
+    if (count === 0) throw taken();
+    await audit(tx, actor, { action: "provider.registered", subjectType: "provider", subjectId: config.id, data: { kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret } });
+    return tenantProviderView(await tx.tenantModelProvider.findUniqueOrThrow({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: rowSelect }));
+  });
+}
+
+/** One of the tenant's own providers (GET /v1/providers/{providerId}); built-in and environment ids are 404. */
+export async function getModelProvider(actor: Actor, providerId: string): Promise<TenantProviderView> {
+  const db = await getDb();
+  const row = await db.tenantModelProvider.findUnique({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId } }, select: rowSelect });
+  if (!row) throw notFound("provider", providerId);
+  return tenantProviderView(row);
+}
+
+/**
+ * Removes one of the tenant's providers (DELETE /v1/providers/{providerId}, tenant admins). Agents that prefer it
+ * are routed elsewhere from then on; its secret stays. Built-in and environment ids are 404.
+ */
+export async function deleteModelProvider(actor: Actor, providerId: string): Promise<{ id: string; deleted: true }> {
+  requireAdmin(actor);
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.tenantModelProvider.deleteMany({ where: { tenantId: actor.tenantId, providerId } });
+    if (count === 0) throw notFound("provider", providerId);
+    await audit(tx, actor, { action: "provider.deleted", subjectType: "provider", subjectId: providerId });
+    return { id: providerId, deleted: true as const };
+  });
+}
+
+/**
+ * The providers the actor's tenant is routed to (GET /v1/providers), in routing order; never a key. The tenant's
+ * own providers show their URL and secret name; others show neither.
+ */
+export async function listModelProviders(actor: Actor, page: { limit: number; cursor?: string }): Promise<Page<ProviderView>> {
+  const after = decodeCursor(page.cursor)?.[0];
+  const providers = await providersForTenant(actor.tenantId);
+  // The cursor is the id of the last provider shown; one no longer configured ends the list.
+  const start = after === undefined ? 0 : providers.findIndex((provider) => provider.id === after) + 1;
+  return toPage(start === 0 && after !== undefined ? [] : providers.slice(start, start + page.limit + 1), page.limit, (provider) => [provider.id], describeProvider);
+}
