@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, kindgi, newTenant, toolManifest } from "./helpers/api";
+import { registerAgent } from "./helpers/kernel";
 
 const hostileValues: unknown[] = [null, true, 0, -1, 1.5, 1e308, "", " ", "x".repeat(5000), "\u0000", "😀", "' OR 1=1 --", "../../etc/passwd", [], [1, "a"], {}, { $gt: "" }, { nested: { deep: [{}] } }];
 const hostileSegments = ["%00", "..%2F..%2Fetc", "%27%20OR%201%3D1", "%F0%9F%98%80", "A".repeat(300), "00000000-0000-4000-8000-00000000000G", "1.0.0.0", "-1", "%25", "null"];
@@ -18,9 +19,12 @@ function baseBody(template: string): Record<string, unknown> {
   if (template === "/v1/guardrails") return { ...guardrail, id: `${guardrail.id}-${serial}`, projectId: currentProjectId };
   if (template === "/v1/memory/facts") return { type: "note", content: `fuzz ${serial}`, projectId: currentProjectId };
   if (template === "/v1/providers") return { id: `fuzz-${serial}`, kind: "openai-compatible", baseUrl: "https://llm.example.test/v1", apiKeySecret: "fuzz.key", models: [{ name: "fuzz-model" }] };
+  if (template === "/v1/conversations") return { agent: { id: currentAgentId } };
+  if (template === "/v1/runs") return { agent: { id: currentAgentId }, input: { userMessage: JSON.stringify({ script: [{ text: `fuzz ${serial}` }] }) } };
   return { name: `fuzz ${serial}` };
 }
 let currentProjectId = "";
+let currentAgentId = "";
 const guardrail = { id: `fuzz.guardrail-${Date.now().toString(36)}`, version: "1.0.0", name: "fuzz", action: "flag", check: { kind: "regex", pattern: "x" } };
 
 describe("no input produces a 500", () => {
@@ -33,8 +37,12 @@ describe("no input produces a 500", () => {
     const fact = await call("POST", "/v1/memory/facts", { key: tenant.key, body: { type: "note", content: "a fact to fuzz around", projectId: tenant.projectId } });
     await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "fuzz.key", value: "fuzz-value" } });
     await call("POST", "/v1/providers", { key: tenant.key, body: { ...baseBody("/v1/providers"), id: "fuzz-provider" } });
+    const agent = await registerAgent(tenant);
+    currentAgentId = agent.id;
+    const conversation = await call("POST", "/v1/conversations", { key: tenant.key, body: { agent: { id: agent.id } } });
+    const run = await call("POST", "/v1/runs", { key: tenant.key, body: { agent: { id: agent.id }, input: { userMessage: "hi", conversationId: conversation.body.id } } });
     const document = (await call("GET", "/v1/openapi.json")).body as { paths: Record<string, Record<string, OpenApiOperation>> };
-    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", factId: fact.body.id as string, providerId: "fuzz-provider" };
+    const valid = { projectId: tenant.projectId, toolId: manifest.id, guardrailId: guardrail.id, version: "1.0.0", tokenId: "00000000-0000-4000-8000-000000000000", factId: fact.body.id as string, providerId: "fuzz-provider", agentId: agent.id, conversationId: conversation.body.id as string, runId: run.body.id as string };
     const failures: string[] = [];
     let requests = 0;
     const check = async (method: string, path: string, options: Parameters<typeof call>[2]) => {

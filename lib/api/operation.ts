@@ -31,7 +31,7 @@ export type Operation = {
     optional?: boolean;
   };
   /** Success responses by status. */
-  responses: Record<number, { description: string; schema: JsonSchema }>;
+  responses: Record<number, { description: string; schema: JsonSchema; /** Default application/json. */ contentType?: string }>;
   /** Error codes this operation can answer with, besides the ones every route has. */
   errors: ErrorCode[];
   /** Honours the Idempotency-Key header. */

@@ -15,10 +15,20 @@ export class DataDirInUseError extends Error {
   }
 }
 
+/** A killed process that nobody reaped yet (a zombie, Linux `/proc`) holds nothing any more. */
+function isZombie(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false;
+  }
+}
+
 function isAlive(pid) {
   try {
     process.kill(pid, 0);
-    return true;
+    return !isZombie(pid);
   } catch (error) {
     return error.code === "EPERM";
   }

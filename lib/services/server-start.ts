@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
+import { startKernel } from "@/lib/services/kernel";
 
 /** Prints the first tenant's credentials once, when this start created them. */
 export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
@@ -17,12 +18,14 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 
 /**
  * What the server does before answering: open the database (migrations already ran in `npm start`),
- * create the first tenant on an empty database, and schedule housekeeping.
+ * create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
+ * schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
   await getDb();
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
+  await startKernel();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }

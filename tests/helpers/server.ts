@@ -92,3 +92,25 @@ export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: str
     },
   };
 }
+
+/**
+ * Waits until every process of the group `pgid` has exited (zombies count as exited), e.g. after SIGKILL, when the
+ * Next server a start script spawned may take a moment to go.
+ */
+export async function waitForProcessGroupExit(pgid: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const members = fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return fields[0] !== "Z" && Number(fields[2]) === pgid ? [pid] : [];
+      } catch {
+        return [];
+      }
+    });
+    if (members.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`processes ${members.join(", ")} of group ${pgid} are still running`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

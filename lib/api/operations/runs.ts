@@ -1,2 +1,194 @@
-// Operations of this group are defined here (see lib/api/operations/secrets.ts for the pattern).
-export {};
+import { defineOperation } from "@/lib/api/operation";
+import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
+import { RUN_STATUSES } from "@/lib/kernel/types";
+
+const runParams = { runId: { kind: "uuid", description: "Run id." } } as const;
+
+const failureSchema = {
+  type: "object",
+  required: ["code", "message"],
+  properties: {
+    code: { type: "string", description: "Stable failure code: budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-*, secret-not-found, instructions-render-failed, internal-error." },
+    message: { type: "string" },
+    details: { type: "object", additionalProperties: true },
+  },
+} as const;
+
+const toolVersionRef = { type: "object", required: ["id", "range", "version"], properties: { id: { type: "string" }, range: { type: "string" }, version: { type: "string" } } } as const;
+
+export const runSchema = {
+  type: "object",
+  required: ["id", "status", "projectId", "agent", "conversationId", "attended", "createdBy", "input", "resolvedTools", "provider", "usage", "costUsd", "output", "failure", "flags", "retrievedFacts", "lastSeq", "createdAt", "startedAt", "finishedAt"],
+  properties: {
+    id: uuid,
+    status: { enum: [...RUN_STATUSES] },
+    projectId: uuid,
+    agent: { type: "object", required: ["id", "version"], properties: { id: { type: "string" }, version: { type: "string" } } },
+    conversationId: nullable(uuid),
+    attended: { type: "boolean", description: "A person started the run (a person's key); false for a service account's key." },
+    createdBy: uuid,
+    input: { type: "object", required: ["userMessage", "parameters"], properties: { userMessage: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter: the value given, else its default, else null." } } },
+    resolvedTools: nullable({ type: "array", items: toolVersionRef, description: "Tool versions resolved at turn start; a resumed run keeps them." }),
+    provider: nullable({ type: "object", required: ["id", "model"], properties: { id: { type: "string" }, model: { type: "string" } } }),
+    usage: { type: "object", required: ["inputTokens", "outputTokens", "modelCalls", "toolCalls"], properties: { inputTokens: { type: "integer" }, outputTokens: { type: "integer" }, modelCalls: { type: "integer" }, toolCalls: { type: "integer" } } },
+    costUsd: { type: "number" },
+    output: { description: "The final answer: a string, or the JSON value matching the agent's output schema. null until completed." },
+    failure: nullable(failureSchema),
+    flags: { type: "array", items: { type: "object", additionalProperties: true }, description: "Findings of guardrails with action flag." },
+    retrievedFacts: { type: "array", items: { type: "object", additionalProperties: true }, description: "Facts retrieval gave the turn." },
+    lastSeq: { type: "integer", description: "The last journal sequence number." },
+    createdAt: dateTime,
+    startedAt: nullable(dateTime),
+    finishedAt: nullable(dateTime),
+  },
+} as const;
+
+const dryRunSchema = {
+  type: "object",
+  required: ["dryRun", "agent", "projectId", "conversationId", "parameters", "instructions", "resolvedTools", "unresolvedTools", "guardrails", "provider", "routingProblem"],
+  properties: {
+    dryRun: { const: true },
+    agent: { type: "object", properties: { id: { type: "string" }, version: { type: "string" } } },
+    projectId: uuid,
+    conversationId: nullable(uuid),
+    parameters: { type: "object", additionalProperties: true },
+    instructions: { type: "string", description: "The rendered instructions." },
+    resolvedTools: { type: "array", items: toolVersionRef },
+    unresolvedTools: { type: "array", items: { type: "object", additionalProperties: true } },
+    guardrails: { type: "object", properties: { resolved: { type: "array", items: { type: "object", additionalProperties: true } }, missing: { type: "array", items: { type: "string" } } } },
+    provider: nullable({ type: "object", properties: { id: { type: "string" }, model: { type: "string" }, reason: { type: "string" } } }),
+    routingProblem: nullable({ type: "string" }),
+  },
+} as const;
+
+const eventSchema = {
+  type: "object",
+  required: ["seq", "type", "data", "createdAt"],
+  properties: {
+    seq: { type: "integer", minimum: 1 },
+    type: { enum: ["run-created", "run-resumed", "turn-started", "model-called", "tool-call-started", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
+    data: { type: "object", additionalProperties: true },
+    createdAt: dateTime,
+  },
+} as const;
+
+export const createRunOperation = defineOperation({
+  operationId: "createRun",
+  method: "POST",
+  path: "/v1/runs",
+  tag: "Runs",
+  summary: "Run one turn of an agent",
+  description:
+    "With `wait` (default true) the answer is 201 once the run completes, fails, is cancelled or suspends; with `wait: false` it is 202 at once (follow it with GET, the journal or the stream). `dryRun: true` checks and resolves everything a turn would use (agent version, parameters, tools, guardrails, model route, rendered instructions) and answers 200 without running or storing anything. In a conversation the run uses the version the conversation is pinned to.",
+  auth: "key",
+  idempotent: true,
+  body: {
+    validation: "schema",
+    schema: {
+      type: "object",
+      required: ["agent", "input"],
+      additionalProperties: false,
+      properties: {
+        agent: { type: "object", required: ["id"], additionalProperties: false, properties: { id: { type: "string", minLength: 1, maxLength: 200 }, version: { type: "string", minLength: 1, maxLength: 100 } } },
+        input: {
+          type: "object",
+          required: ["userMessage"],
+          additionalProperties: false,
+          properties: {
+            userMessage: { type: "string", minLength: 1, maxLength: 100000 },
+            conversationId: { ...uuid, description: "Continue this conversation." },
+            parameters: { type: "object", description: "Values of the agent's declared parameters." },
+          },
+        },
+        options: { type: "object", additionalProperties: false, properties: { wait: { type: "boolean", default: true }, dryRun: { type: "boolean", default: false } } },
+      },
+    },
+  },
+  responses: {
+    200: { description: "A dry run: what the turn would use.", schema: dryRunSchema },
+    201: { description: "The settled run.", schema: runSchema },
+    202: { description: "The run, accepted and running.", schema: runSchema },
+  },
+  errors: ["bad-input", "unknown-field", "validation-failed", "not-found", "permission-denied", "agent-version-mismatch", "conversation-closed"],
+});
+
+export const listRunsOperation = defineOperation({
+  operationId: "listRuns",
+  method: "GET",
+  path: "/v1/runs",
+  tag: "Runs",
+  summary: "List runs, newest first",
+  auth: "key",
+  query: {
+    ...pageQuery,
+    status: { enum: [...RUN_STATUSES], description: "Only runs in this status." },
+    agentId: { type: "string", minLength: 1, maxLength: 200, description: "Only this agent's runs." },
+    conversationId: { ...uuid, description: "Only this conversation's runs." },
+    projectId: { ...uuid, description: "Only this project's runs." },
+  },
+  responses: { 200: { description: "A page of runs.", schema: pageOf(runSchema) } },
+  errors: ["bad-input", "unknown-field"],
+});
+
+export const getRunOperation = defineOperation({
+  operationId: "getRun",
+  method: "GET",
+  path: "/v1/runs/{runId}",
+  tag: "Runs",
+  summary: "Get a run: status, versions, usage, cost, output or failure",
+  auth: "key",
+  params: runParams,
+  responses: { 200: { description: "The run.", schema: runSchema } },
+  errors: ["bad-input", "not-found"],
+});
+
+export const cancelRunOperation = defineOperation({
+  operationId: "cancelRun",
+  method: "POST",
+  path: "/v1/runs/{runId}/cancel",
+  tag: "Runs",
+  summary: "Cancel a run that has not finished",
+  description: "In-flight model and tool calls are aborted. A run that already completed, failed or was cancelled → 409 run-already-terminal.",
+  auth: "key",
+  idempotent: true,
+  params: runParams,
+  body: { validation: "schema", optional: true, schema: { type: "object", additionalProperties: false, properties: {} } },
+  responses: { 200: { description: "The cancelled run.", schema: runSchema } },
+  errors: ["bad-input", "unknown-field", "not-found", "permission-denied", "run-already-terminal"],
+});
+
+export const getRunJournalOperation = defineOperation({
+  operationId: "getRunJournal",
+  method: "GET",
+  path: "/v1/runs/{runId}/journal",
+  tag: "Runs",
+  summary: "Read a run's journal: the numbered events after `since`",
+  auth: "key",
+  params: runParams,
+  query: {
+    since: { type: "integer", minimum: 0, maximum: 1000000000, default: 0, description: "Return events with a sequence number above this." },
+    limit: { type: "integer", minimum: 1, maximum: 1000, default: 100, description: "Events per page, 1 to 1000 (default 100)." },
+  },
+  responses: {
+    200: {
+      description: "Events in order; with `hasMore`, ask again with `since` = the last `seq`.",
+      schema: { type: "object", required: ["data", "hasMore", "lastSeq"], properties: { data: { type: "array", items: eventSchema }, hasMore: { type: "boolean" }, lastSeq: { type: "integer" } } },
+    },
+  },
+  errors: ["bad-input", "unknown-field", "not-found"],
+});
+
+export const streamRunOperation = defineOperation({
+  operationId: "streamRun",
+  method: "GET",
+  path: "/v1/runs/{runId}/stream",
+  tag: "Runs",
+  summary: "Stream a run's journal as server-sent events",
+  description:
+    "`text/event-stream`: each event is `id: <runId>:<seq>`, `event: <type>`, `data: <event JSON>`. Resumable: send `Last-Event-ID` (or `since`) to get only later events. The stream closes after the terminal event (run-completed, run-failed, run-cancelled).",
+  auth: "key",
+  params: runParams,
+  query: { since: { type: "integer", minimum: 0, maximum: 1000000000, description: "Start after this sequence number (Last-Event-ID wins when both are given)." } },
+  responses: { 200: { description: "The event stream; each `data` is a journal event.", schema: eventSchema, contentType: "text/event-stream" } },
+  errors: ["bad-input", "unknown-field", "not-found"],
+});

@@ -1,0 +1,42 @@
+/**
+ * Server-sent events for run journals: `id: <runId>:<seq>`, `event: <type>`, `data: <event JSON>`, with a comment
+ * line every 15 s so proxies keep the connection open.
+ */
+import { baseHeaders } from "@/lib/api/respond";
+import type { JournalEvent } from "@/lib/kernel/types";
+
+const HEARTBEAT_MS = 15_000;
+
+export function formatEvent(runId: string, event: JournalEvent): string {
+  return `id: ${runId}:${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** The response streaming `first` and then the rest of `events`; it closes when they end or the client leaves. */
+export function eventStream(runId: string, first: IteratorResult<JournalEvent>, events: AsyncGenerator<JournalEvent>, signal: AbortSignal): Response {
+  const encoder = new TextEncoder();
+  let heartbeat: NodeJS.Timeout | undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
+      try {
+        controller.enqueue(encoder.encode("retry: 1000\n\n"));
+        if (!first.done) controller.enqueue(encoder.encode(formatEvent(runId, first.value)));
+        if (!first.done) for await (const event of events) controller.enqueue(encoder.encode(formatEvent(runId, event)));
+      } catch (error) {
+        if (!signal.aborted) console.error(`[kindgi] stream of run ${runId} failed:`, error instanceof Error ? error.message : error);
+      } finally {
+        clearInterval(heartbeat);
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client leaving
+        }
+      }
+    },
+    cancel() {
+      clearInterval(heartbeat);
+      void events.return(undefined);
+    },
+  });
+  return new Response(stream, { status: 200, headers: { ...baseHeaders, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" } });
+}

@@ -1,0 +1,46 @@
+/**
+ * The in-process turn of `npm run bench:kernel` row (b): the same service call `POST /v1/runs` makes (checks,
+ * run row, journal, the kernel worker executing the turn with `wait`), without HTTP. It uses the database the
+ * environment names (DATABASE_URL, else an embedded KINDGI_DATA_DIR), migrates it, and creates its own tenant and
+ * the benchmark agent: dev-echo with the built-in `current-time` tool.
+ */
+import { databaseConfig } from "@/lib/db/config";
+import { runMigrations } from "@/lib/db/migrate.mjs";
+import { getDb } from "@/lib/db";
+import { authenticateApiKey } from "@/lib/services/authenticate";
+import { createTenant } from "@/lib/services/create-tenant";
+import { registerAgent } from "@/lib/services/agents";
+import { createRun } from "@/lib/services/runs";
+import { getKernel } from "@/lib/services/kernel";
+
+export type BenchHarness = { runTurn(userMessage: string): Promise<{ status: string }>; close(): Promise<void> };
+
+export const BENCH_AGENT = {
+  id: "bench.clock",
+  version: "1.0.0",
+  name: "Clock",
+  instructions: "You tell the time.",
+  capabilities: [{ kind: "llm-inference" }],
+  tools: [{ id: "current-time", version: "^1.0.0" }],
+  retrieval: [],
+  guardrails: [],
+  preferredProvider: "dev-echo",
+};
+
+export async function createBenchHarness(): Promise<BenchHarness> {
+  const config = databaseConfig();
+  await runMigrations({ command: "deploy", ...(config.kind === "postgresql" ? { databaseUrl: config.url } : { dataDir: config.dataDir }) });
+  const tenant = await createTenant({ name: "bench" });
+  const actor = await authenticateApiKey(tenant.apiKey.key);
+  await registerAgent(actor, { ...BENCH_AGENT, projectId: tenant.project.id });
+  return {
+    async runTurn(userMessage) {
+      const result = await createRun(actor, { agent: { id: BENCH_AGENT.id }, input: { userMessage } });
+      return { status: "status" in result.body && typeof result.body.status === "string" ? result.body.status : "unknown" };
+    },
+    async close() {
+      getKernel().stop();
+      await (await getDb()).$disconnect();
+    },
+  };
+}

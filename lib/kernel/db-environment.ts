@@ -1,0 +1,112 @@
+/**
+ * The kernel's environment on the product's services: the registry (agents, tools, built-in tools, guardrails),
+ * the model providers of the deployment and the tenant, the memory store, conversations, and the tool invokers.
+ */
+import { getDb } from "@/lib/db";
+import type { AgentDefinition } from "@/lib/agents/validate-agent";
+import { routeCapability } from "@/lib/models/router";
+import { resolveAgentTools } from "@/lib/services/agent-resolution";
+import { resolveGuardrails } from "@/lib/services/guardrails";
+import { evaluateGuardrails } from "@/lib/guardrails/evaluate";
+import { retrieveFacts } from "@/lib/services/memory";
+import { instantiateProvider, providersForTenant } from "@/lib/services/model-providers";
+import { resolveSecretValue } from "@/lib/services/secrets";
+import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
+import { invokeHttpTool } from "@/lib/tools/invokers/http";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
+import type { ToolCallResult } from "@/lib/kernel/types";
+
+/** Parsed documents by catalog row id: a registered version never changes, only its status does. */
+const documents = new Map<string, { text: string; value: unknown }>();
+
+function parseCached(rowId: string, text: string): unknown {
+  const cached = documents.get(rowId);
+  if (cached && cached.text === text) return cached.value;
+  if (documents.size > 2000) documents.clear();
+  const value: unknown = JSON.parse(text);
+  documents.set(rowId, { text, value });
+  return value;
+}
+
+async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
+  const { manifest, scope } = call;
+  if (manifest.transport === "native" && isBuiltinToolId(manifest.id)) {
+    return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
+  }
+  if (manifest.spec?.kind === "http") {
+    const result = await invokeHttpTool(manifest, call.input, {
+      resolveSecret: (ref) => resolveSecretValue(scope.tenantId, ref.name),
+      idempotencyKey: call.idempotencyKey,
+      signal: call.signal,
+    });
+    if (result.ok) return { ok: true, output: result.output };
+    const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
+    return { ok: false, error: { kind, message: result.error.message, ...(kind !== result.error.kind ? { reason: result.error.kind } : {}) } };
+  }
+  const how = manifest.transport === "mcp" ? "MCP tools" : manifest.codeArtifactRef ? "pack handlers" : "tools without an HTTP spec";
+  return { ok: false, error: { kind: "tool-error", message: `tool ${manifest.id}@${manifest.version} cannot be invoked by this server: ${how} are not supported yet`, reason: "transport-unavailable" } };
+}
+
+export const dbKernelEnvironment: KernelEnvironment = {
+  now: () => new Date(),
+
+  async loadAgent(scope, agentId, version) {
+    const db = await getDb();
+    const row = await db.catalogVersion.findFirst({
+      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "agent", entryId: agentId, version, status: "active" },
+      select: { id: true, document: true },
+    });
+    return row ? (parseCached(row.id, row.document) as AgentDefinition) : null;
+  },
+
+  resolveTools: (scope, definition) => resolveAgentTools(scope, definition),
+
+  async loadTool(scope, toolId, version) {
+    const db = await getDb();
+    const row = await db.catalogVersion.findFirst({
+      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "tool", entryId: toolId, version },
+      select: { id: true, document: true },
+    });
+    if (row) return parseCached(row.id, row.document) as ToolManifest;
+    return isBuiltinToolId(toolId) ? (getBuiltinTool(toolId, version) ?? null) : null;
+  },
+
+  async resolveGuardrails(scope, ids) {
+    const { resolved, missing } = await resolveGuardrails(scope, ids);
+    return {
+      resolved: resolved.map((guardrail) => ({ id: guardrail.id, version: guardrail.version })),
+      missing,
+      evaluate: (answer) => evaluateGuardrails(resolved, answer),
+    };
+  },
+
+  async route(scope, definition) {
+    return routeCapability(definition, await providersForTenant(scope.tenantId));
+  },
+
+  async modelProvider(scope, providerId) {
+    const descriptor = (await providersForTenant(scope.tenantId)).find((provider) => provider.id === providerId);
+    if (!descriptor) throw new Error(`model provider "${providerId}" is no longer configured`);
+    return instantiateProvider(scope.tenantId, descriptor);
+  },
+
+  async conversationHistory(scope, limit) {
+    if (!scope.conversationId) return { messages: [], turns: 0 };
+    const db = await getDb();
+    const [rows, turns] = await Promise.all([
+      db.conversationMessage.findMany({ where: { conversationId: scope.conversationId }, orderBy: { seq: "desc" }, ...(limit ? { take: limit } : {}), select: { role: true, content: true } }),
+      db.conversationMessage.count({ where: { conversationId: scope.conversationId, role: "user" } }),
+    ]);
+    return { messages: rows.reverse().map((row) => ({ role: row.role === "assistant" ? "assistant" : "user", content: row.content })), turns };
+  },
+
+  async retrieveFacts(scope, intent, query) {
+    const facts = await retrieveFacts({ tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId }, intent, query);
+    return facts.map((fact) => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt }));
+  },
+
+  runsInCommit: (manifest) => manifest.transport === "native" && isBuiltinToolId(manifest.id),
+
+  invokeTool,
+};

@@ -1,0 +1,54 @@
+/**
+ * What the kernel needs from the rest of the product, as one interface: definitions and tools from the registry,
+ * routing and model providers, guardrails, memory, conversation history, and tool invokers. The turn loop depends
+ * on this and on the store only; lib/kernel/db-environment.ts implements it over the product's services.
+ */
+import type { DbTx } from "@/lib/db";
+import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-agent";
+import type { ModelProvider } from "@/lib/models/provider";
+import type { RouteResult } from "@/lib/models/router";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import type { Finding, ResolvedToolRef, ToolCallResult, TurnFact } from "@/lib/kernel/types";
+
+/** Where a run lives. */
+export type RunScope = { tenantId: string; projectId: string; conversationId: string | null; runId: string; userId: string };
+
+export type ToolResolutionOutcome = { resolved: ResolvedToolRef[]; unresolved: { id: string; range: string; available: string[] }[] };
+
+export type GuardrailSet = {
+  resolved: { id: string; version: string }[];
+  missing: string[];
+  /** Findings on a final answer, in the agent's order; never quotes the answer. */
+  evaluate(answer: string): Finding[];
+};
+
+/** One tool call to perform: the input is already validated against the tool's `input` (defaults filled). */
+export type ToolInvocation = {
+  manifest: ToolManifest;
+  input: unknown;
+  scope: RunScope;
+  callId: string;
+  idempotencyKey: string;
+  signal: AbortSignal;
+  /** The commit's transaction, for native tools whose writes must land with the call's journal entry. */
+  tx?: DbTx;
+};
+
+export interface KernelEnvironment {
+  now(): Date;
+  /** The agent version's definition, or null when it is not registered (or unregistered). */
+  loadAgent(scope: RunScope, agentId: string, version: string): Promise<AgentDefinition | null>;
+  resolveTools(scope: RunScope, definition: AgentDefinition): Promise<ToolResolutionOutcome>;
+  /** The manifest of a resolved tool version (a registered one or a built-in). */
+  loadTool(scope: RunScope, toolId: string, version: string): Promise<ToolManifest | null>;
+  resolveGuardrails(scope: RunScope, ids: readonly string[]): Promise<GuardrailSet>;
+  route(scope: RunScope, definition: AgentDefinition): Promise<RouteResult>;
+  /** The provider to call; resolves its key (environment or stored secret) for this call only. */
+  modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider>;
+  /** The conversation's last `limit` messages (all when undefined), oldest first, and how many turns it has had. */
+  conversationHistory(scope: RunScope, limit: number | undefined): Promise<{ messages: { role: "user" | "assistant"; content: string }[]; turns: number }>;
+  retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string): Promise<TurnFact[]>;
+  /** Whether a native tool's side effects should run inside the commit transaction (exactly once). */
+  runsInCommit(manifest: ToolManifest): boolean;
+  invokeTool(call: ToolInvocation): Promise<ToolCallResult>;
+}

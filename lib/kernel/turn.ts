@@ -1,0 +1,395 @@
+/**
+ * The turn loop, one step at a time: `advanceRun` loads the run and its journal, decides the next step
+ * (lib/kernel/journal.ts), performs it, and commits what happened — the journal events with the run-row change,
+ * in one transaction, under the worker's lease. Nothing is kept between steps but the journal, so a worker can
+ * die after any step and another one continues from the same place.
+ *
+ * A turn: resolve the agent's tools and guardrails and route a model → render the instructions → retrieve facts →
+ * loop { model call → scheduled tool calls → budget check } → typed-output check (repairs) → guardrails → persist.
+ */
+import { renderPreview } from "@/lib/agents/parameters";
+import type { DbTx } from "@/lib/db";
+import type { AgentDefinition } from "@/lib/agents/validate-agent";
+import { AppError } from "@/lib/errors";
+import { isRouted } from "@/lib/models/router";
+import { ModelProviderError, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
+import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { runToolCalls } from "@/lib/kernel/scheduler";
+import type { KernelEnvironment, RunScope } from "@/lib/kernel/environment";
+import type { CommitPlan, KernelRun, KernelStore, RunPatch } from "@/lib/kernel/store";
+import {
+  foldJournal,
+  idempotencyKeyOf,
+  modelMessages,
+  nextStep,
+  turnLimits,
+  type KernelState,
+  type TurnLimits,
+} from "@/lib/kernel/journal";
+import type { ModelCalledData, NewEvent, PlannedCall, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+
+export type TurnContext = {
+  store: KernelStore;
+  env: KernelEnvironment;
+  /** The worker holding the lease. */
+  owner: string;
+  /** Aborted when the run is cancelled or the lease is lost: stop without writing. */
+  signal: AbortSignal;
+};
+
+/** The worker no longer holds the run (lease lost, or the run was cancelled): nothing more may be written. */
+export class LeaseLost extends Error {
+  constructor(runId: string) {
+    super(`run ${runId}: the lease is no longer held`);
+    this.name = "LeaseLost";
+  }
+}
+
+/** The turn's wall-clock budget ran out during a step. */
+class DeadlineReached extends Error {}
+
+/** What one advance did: the run goes on, or it is settled (finished or waiting) for now. */
+export type AdvanceOutcome = "continue" | "settled";
+
+const nowIso = (env: KernelEnvironment) => env.now().toISOString();
+
+/** Everything one advance works with, loaded once per step. */
+type Turn = {
+  ctx: TurnContext;
+  run: KernelRun;
+  scope: RunScope;
+  state: KernelState;
+  definition: AgentDefinition | null;
+  limits: TurnLimits;
+};
+
+const toolCache = new Map<string, ToolManifest>();
+const validators = new WeakMap<object, (data: unknown) => DataValidation>();
+
+/** A schema's validator, compiled once per schema object (manifests and definitions are cached, so they repeat). */
+function validatorFor(schema: Record<string, unknown>, transport?: ToolManifest["transport"]): (data: unknown) => DataValidation {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = getValidator(schema, transport);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Performs the next step of the run. Throws LeaseLost when the worker may no longer write. */
+export async function advanceRun(ctx: TurnContext, runId: string): Promise<AdvanceOutcome> {
+  const run = await ctx.store.loadRun(runId);
+  if (!run || run.leaseOwner !== ctx.owner) throw new LeaseLost(runId);
+  const state = foldJournal(await ctx.store.loadEvents(runId));
+  const scope: RunScope = { tenantId: run.tenantId, projectId: run.projectId, conversationId: run.conversationId, runId, userId: run.createdBy };
+  const definition = await ctx.env.loadAgent(scope, run.agentId, run.agentVersion);
+  const limits = turnLimits(definition ?? {});
+  const turn: Turn = { ctx, run, scope, state, definition, limits };
+
+  if (!definition && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered (or was unregistered)`, details: { agentId: run.agentId, version: run.agentVersion } });
+  const step = nextStep(state, limits);
+  if (!step) return "settled";
+  if (step.kind !== "start-turn" && state.turn && Date.parse(state.turn.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
+  try {
+    switch (step.kind) {
+      case "start-turn":
+        return await startTurn(turn);
+      case "call-model":
+        return await callModel(turn);
+      case "run-tools":
+        return await runTools(turn, step.calls);
+      case "await":
+        return "settled";
+      case "done":
+        return await commit(turn, { events: [{ type: "run-completed", data: { output: step.output } }], patch: { status: "completed", finishedAt: ctx.env.now(), output: step.output } });
+      case "failed":
+        return await fail(turn, step.failure);
+    }
+  } catch (error) {
+    if (error instanceof DeadlineReached) return failWallClock(turn);
+    throw error;
+  }
+}
+
+async function commit(turn: Turn, plan: CommitPlan | ((tx: DbTx) => Promise<CommitPlan>)): Promise<AdvanceOutcome> {
+  const seqs = await turn.ctx.store.commit(turn.run.id, turn.ctx.owner, typeof plan === "function" ? plan : async () => plan);
+  if (!seqs) throw new LeaseLost(turn.run.id);
+  const ended = (typeof plan === "function" ? null : plan)?.events.some((event) => event.type === "run-completed" || event.type === "run-failed");
+  return ended ? "settled" : "continue";
+}
+
+function failurePlan(turn: Turn, failure: RunFailure, before: NewEvent[] = [], patch: RunPatch = {}): CommitPlan {
+  return {
+    events: [...before, { type: "run-failed", data: { failure } }],
+    patch: { ...patch, status: "failed", finishedAt: turn.ctx.env.now(), failure, ...(turn.run.startedAt || patch.startedAt ? {} : { startedAt: turn.ctx.env.now() }) },
+  };
+}
+
+async function fail(turn: Turn, failure: RunFailure): Promise<AdvanceOutcome> {
+  await commit(turn, failurePlan(turn, failure));
+  return "settled";
+}
+
+function failWallClock(turn: Turn): Promise<AdvanceOutcome> {
+  return fail(turn, { code: "budget-exceeded", message: `the turn was aborted: it ran longer than its wall-clock budget (maxWallMs ${turn.limits.maxWallMs})`, details: { kind: "wall-clock", limit: turn.limits.maxWallMs } });
+}
+
+// ---- start-turn ----
+
+async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
+  const { ctx, scope, state } = turn;
+  const definition = turn.definition as AgentDefinition;
+  const created = state.created;
+  if (!created) throw new Error(`run ${turn.run.id} has no run-created event`);
+  const startedAt = turn.run.startedAt ?? ctx.env.now();
+  const started: RunPatch = { status: "running", startedAt };
+
+  const tools = await ctx.env.resolveTools(scope, definition);
+  if (tools.unresolved.length) {
+    const first = tools.unresolved[0];
+    const exists = first.available.length ? `active versions: ${first.available.join(", ")}` : "no active version is registered";
+    return settle(turn, failurePlan(turn, { code: "tool-version-unresolvable", message: `tool "${first.id}" has no active version satisfying "${first.range}" (${exists})`, details: { toolId: first.id, range: first.range, available: first.available } }, [], started));
+  }
+  const guardrails = await ctx.env.resolveGuardrails(scope, definition.guardrails);
+  if (guardrails.missing.length) {
+    return settle(turn, failurePlan(turn, { code: "unresolved-guardrail", message: `the agent names guardrails that are not registered in its project: ${guardrails.missing.map((id) => JSON.stringify(id)).join(", ")}`, details: { missing: guardrails.missing } }, [], { ...started, resolvedTools: tools.resolved }));
+  }
+  const route = await ctx.env.route(scope, definition);
+  if (!isRouted(route)) return settle(turn, failurePlan(turn, { code: "no-provider", message: route.message }, [], { ...started, resolvedTools: tools.resolved }));
+
+  const history = scope.conversationId ? await ctx.env.conversationHistory(scope, definition.conversationPolicy?.historyLimit) : { messages: [], turns: 0 };
+  const rendered = renderPreview(definition, created.parameters, { conversation: { id: scope.conversationId, turn: history.turns + 1 }, now: ctx.env.now() });
+  if (!rendered.ok) {
+    return settle(turn, failurePlan(turn, { code: "instructions-render-failed", message: "the instructions could not be rendered with the run's parameters", details: { issues: rendered.issues } }, [], started));
+  }
+  const facts = new Map<string, TurnFact>();
+  for (const intent of definition.retrieval) {
+    for (const fact of await ctx.env.retrieveFacts(scope, intent, created.userMessage)) facts.set(fact.id, fact);
+  }
+  const data: TurnStartedData = {
+    agent: { id: definition.id, version: definition.version, name: definition.name },
+    resolvedTools: tools.resolved,
+    guardrails: guardrails.resolved,
+    provider: { id: route.providerId, model: route.model, reason: route.reason },
+    instructions: rendered.rendered,
+    history: history.messages,
+    facts: [...facts.values()],
+    deadline: new Date(startedAt.getTime() + turn.limits.maxWallMs).toISOString(),
+  };
+  return commit(turn, {
+    events: [{ type: "turn-started", data }],
+    patch: { ...started, resolvedTools: tools.resolved, providerId: route.providerId, model: route.model, retrievedFacts: data.facts },
+  });
+}
+
+async function settle(turn: Turn, plan: CommitPlan): Promise<AdvanceOutcome> {
+  await commit(turn, plan);
+  return "settled";
+}
+
+// ---- call-model ----
+
+/** A signal that fires at the turn's deadline or when the worker must stop. */
+function stepSignal(turn: Turn): { signal: AbortSignal; deadline: AbortSignal } {
+  const remaining = Math.max(0, Date.parse((turn.state.turn as TurnStartedData).deadline) - turn.ctx.env.now().getTime());
+  const deadline = AbortSignal.timeout(Math.max(1, remaining));
+  return { signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
+}
+
+async function manifestOf(turn: Turn, toolId: string, version: string): Promise<ToolManifest | null> {
+  const key = `${turn.scope.tenantId}\u0000${toolId}\u0000${version}`;
+  const cached = toolCache.get(key);
+  if (cached) return cached;
+  const manifest = await turn.ctx.env.loadTool(turn.scope, toolId, version);
+  if (manifest) {
+    if (toolCache.size > 1000) toolCache.clear();
+    toolCache.set(key, manifest);
+  }
+  return manifest;
+}
+
+async function offeredTools(turn: Turn): Promise<{ specs: ToolSpec[]; outsideData: Set<string> }> {
+  const specs: ToolSpec[] = [];
+  const outsideData = new Set<string>();
+  for (const tool of (turn.state.turn as TurnStartedData).resolvedTools) {
+    const manifest = await manifestOf(turn, tool.id, tool.version);
+    if (!manifest) continue;
+    specs.push({ name: tool.id, description: manifest.description, inputSchema: manifest.input });
+    if (manifest.resultIsOutsideData) outsideData.add(tool.id);
+  }
+  return { specs, outsideData };
+}
+
+function outputName(definition: AgentDefinition): string {
+  return definition.output?.name ?? "output";
+}
+
+async function callModel(turn: Turn): Promise<AdvanceOutcome> {
+  const { ctx, state, scope, limits } = turn;
+  const definition = turn.definition as AgentDefinition;
+  const started = state.turn as TurnStartedData;
+  let provider;
+  try {
+    provider = await ctx.env.modelProvider(scope, started.provider.id);
+  } catch (error) {
+    if (error instanceof AppError && error.code === "secret-not-found") return fail(turn, { code: "secret-not-found", message: error.message, details: error.details });
+    throw error;
+  }
+  const { specs, outsideData } = await offeredTools(turn);
+  const messages = modelMessages(state, { outsideData: (id) => outsideData.has(id), outputName: outputName(definition) });
+  const responseFormat: ResponseFormat | undefined = definition.output ? { type: "json", schema: definition.output.schema, name: outputName(definition) } : undefined;
+  const { signal, deadline } = stepSignal(turn);
+  let response: ModelResponse;
+  try {
+    response = await provider.complete({ model: started.provider.model, messages, tools: specs, responseFormat, signal, callIndex: state.modelCalls });
+  } catch (error) {
+    if (deadline.aborted) throw new DeadlineReached();
+    if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
+    if (error instanceof ModelProviderError) return fail(turn, { code: error.code, message: error.message, details: { providerId: started.provider.id, model: started.provider.model, attempts: error.attempts, ...(error.status ? { status: error.status } : {}) } });
+    throw error;
+  }
+  const data: ModelCalledData = {
+    index: state.modelCalls,
+    text: response.text,
+    toolCalls: response.toolCalls,
+    usage: response.usage,
+    costUsd: response.costUsd,
+    finishReason: response.finishReason,
+    warnings: response.warnings,
+    attempts: response.attempts,
+  };
+  const usage: RunPatch = { addUsage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens, costUsd: response.costUsd, modelCalls: 1 } };
+  const spent = state.costUsd + response.costUsd;
+  if (limits.maxCostUsd !== undefined && spent > limits.maxCostUsd) {
+    return settle(turn, failurePlan(turn, { code: "budget-exceeded", message: `the turn spent ${spent} USD, over its cost budget (maxCostUsd ${limits.maxCostUsd})`, details: { kind: "cost", limit: limits.maxCostUsd, spentUsd: spent } }, [{ type: "model-called", data }], usage));
+  }
+  if (response.toolCalls.length) return commit(turn, { events: [{ type: "model-called", data }], patch: usage });
+  return finishAnswer(turn, data, usage);
+}
+
+/** Strips one surrounding Markdown code fence, which models like to add around JSON. */
+function unfence(text: string): string {
+  const match = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
+  return match ? match[1] : text;
+}
+
+function checkTypedOutput(definition: AgentDefinition, text: string): DataValidation {
+  const schema = definition.output?.schema as Record<string, unknown>;
+  let value: unknown;
+  try {
+    value = JSON.parse(unfence(text));
+  } catch {
+    return { ok: false, issues: [{ path: "", message: "the answer is not JSON" }] };
+  }
+  return validatorFor(schema)(value);
+}
+
+/** A final answer: typed-output check (with repairs), guardrails, then the turn completes. */
+async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch): Promise<AdvanceOutcome> {
+  const { ctx, state } = turn;
+  const definition = turn.definition as AgentDefinition;
+  const text = data.text ?? "";
+  let output: unknown = text;
+  let answer = text;
+  if (definition.output) {
+    const checked = checkTypedOutput(definition, text);
+    const repairs = state.steps.filter((step) => step.kind === "repair").length;
+    if (!checked.ok) {
+      if (repairs < turn.limits.maxRepairs) {
+        return commit(turn, { events: [{ type: "model-called", data }, { type: "output-repair-requested", data: { attempt: repairs + 1, issues: checked.issues } }], patch: usage });
+      }
+      return settle(turn, failurePlan(turn, { code: "output-schema-violation", message: `the final answer is not a valid ${outputName(definition)} after ${repairs} repair round(s)`, details: { issues: checked.issues, repairs } }, [{ type: "model-called", data }], usage));
+    }
+    output = checked.value;
+    answer = JSON.stringify(checked.value);
+  }
+  const guardrails = await ctx.env.resolveGuardrails(turn.scope, definition.guardrails);
+  const findings = guardrails.evaluate(answer);
+  const halting = findings.filter((finding) => finding.action === "halt");
+  if (halting.length) {
+    const withheld: ModelCalledData = { ...data, text: null, textWithheld: true };
+    return settle(turn, failurePlan(turn, { code: "guardrail-violation", message: `the final answer was rejected by guardrail ${halting.map((f) => JSON.stringify(f.guardrailId)).join(", ")}: ${halting[0].message}`, details: { findings: halting } }, [{ type: "model-called", data: withheld }], usage));
+  }
+  const flags = findings.filter((finding) => finding.action === "flag");
+  const created = state.created;
+  return settle(turn, {
+    events: [{ type: "model-called", data }, ...(flags.length ? [{ type: "guardrail-flagged" as const, data: { findings: flags } }] : []), { type: "run-completed", data: { output } }],
+    patch: { ...usage, status: "completed", finishedAt: ctx.env.now(), output, ...(flags.length ? { flags } : {}) },
+    effects: turn.scope.conversationId && created
+      ? { conversation: { id: turn.scope.conversationId, runId: turn.run.id, messages: [{ role: "user", content: created.userMessage }, { role: "assistant", content: answer }] } }
+      : undefined,
+  });
+}
+
+// ---- run-tools ----
+
+type Prepared = PlannedCall & { mutating: boolean; pauses: boolean; declaresConnections: boolean; manifest?: ToolManifest; failure?: ToolCallResult };
+
+async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
+  const started = turn.state.turn as TurnStartedData;
+  const tool = started.resolvedTools.find((item) => item.id === call.toolId);
+  const base = { ...call, mutating: true, pauses: false, declaresConnections: false };
+  if (!tool) {
+    const names = started.resolvedTools.map((item) => item.id).join(", ") || "none";
+    return { ...base, failure: { ok: false, error: { kind: "unknown-tool", message: `the agent has no tool "${call.toolId}" (its tools: ${names})` } } };
+  }
+  const manifest = await manifestOf(turn, tool.id, tool.version);
+  if (!manifest) return { ...base, failure: { ok: false, error: { kind: "tool-error", message: `tool ${tool.id}@${tool.version} is no longer available` } } };
+  const prepared: Prepared = { ...base, manifest, mutating: manifest.mutating !== false, pauses: manifest.pauses === true, declaresConnections: Object.keys(manifest.needsSpec?.connections ?? {}).length > 0 };
+  if (typeof call.arguments !== "object" || call.arguments === null || Array.isArray(call.arguments)) {
+    return { ...prepared, failure: { ok: false, error: { kind: "invalid-arguments", message: "the arguments are not a JSON object" } } };
+  }
+  return prepared;
+}
+
+async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcome> {
+  const prepared = await Promise.all(calls.map((call) => prepareCall(turn, call)));
+  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call));
+  return "continue";
+}
+
+function summarizeIssues(issues: { path: string; message: string }[]): string {
+  return issues.slice(0, 10).map((issue) => `${issue.path || "/"} ${issue.message}`).join("; ");
+}
+
+async function executeCall(turn: Turn, call: Prepared): Promise<void> {
+  const { ctx, scope } = turn;
+  const begin = Date.now();
+  const completed = (result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: call.callId, toolId: call.toolId, durationMs: Date.now() - begin, ...result } });
+  if (call.failure || !call.manifest) {
+    await commit(turn, { events: [completed(call.failure as ToolCallResult)], patch: { addToolCalls: 1 } });
+    return;
+  }
+  const manifest = call.manifest;
+  const input = validatorFor(manifest.input, manifest.transport)(call.arguments);
+  if (!input.ok) {
+    await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
+    return;
+  }
+  const version = (turn.state.turn as TurnStartedData).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
+  const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
+  const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
+  const { signal, deadline } = stepSignal(turn);
+  const invoke = async (tx?: DbTx) => {
+    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx });
+    if (deadline.aborted) throw new DeadlineReached();
+    if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
+    return checkOutput(manifest, result);
+  };
+  if (ctx.env.runsInCommit(manifest)) {
+    await commit(turn, async (tx) => ({ events: [startedEvent, completed(await invoke(tx))], patch: { addToolCalls: 1 } }));
+    return;
+  }
+  await commit(turn, { events: [startedEvent] });
+  const result = await invoke();
+  await commit(turn, { events: [completed(result)], patch: { addToolCalls: 1 } });
+}
+
+/** Every result is checked against the tool's `output` schema; a mismatch is the tool's failure. */
+function checkOutput(manifest: ToolManifest, result: ToolCallResult): ToolCallResult {
+  if (!result.ok) return result;
+  const checked = validatorFor(manifest.output, manifest.transport)(result.output);
+  if (checked.ok) return { ok: true, output: checked.value };
+  return { ok: false, error: { kind: "tool-error", message: `the tool's result does not match its output schema: ${summarizeIssues(checked.issues)}` } };
+}

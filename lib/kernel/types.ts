@@ -1,0 +1,152 @@
+/**
+ * The kernel's vocabulary: run statuses, failure codes, journal events and the step union the turn loop
+ * advances over. Free of HTTP, React and storage: the journal (lib/kernel/journal.ts) folds these events into
+ * a state, the turn (lib/kernel/turn.ts) performs one step, the store persists what it produced.
+ */
+import type { FinishReason, ModelUsage, ToolCall } from "@/lib/models/provider";
+import type { ToolErrorKind } from "@/lib/agents/validate-agent";
+import type { Issue } from "@/lib/errors";
+
+export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled";
+
+export const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
+
+/** A run that will never change again. */
+export const isTerminalStatus = (status: string): boolean => status === "completed" || status === "failed" || status === "cancelled";
+
+/** A run a worker may pick up (it is not finished and not waiting for something outside). */
+export const isRunnableStatus = (status: string): boolean => status === "pending" || status === "running";
+
+/** What a caller waiting for a run waits for: the end, or a wait on something outside the kernel. */
+export const isSettledStatus = (status: string): boolean => isTerminalStatus(status) || status === "suspended";
+
+/**
+ * Why a turn failed (`run.failure.code`). Stable: clients branch on it.
+ * - `budget-exceeded`: maxSteps, maxCostUsd or maxWallMs was reached; `details.kind` is steps, cost or wall-clock.
+ * - `unresolved-tool`: the model kept calling a tool the agent does not have, past toolErrors.
+ * - `tool-invocation-failed`: a call failed (invalid arguments, or the tool failed) past toolErrors.
+ * - `output-schema-violation`: the final answer did not match `output.schema` after maxRepairs repairs.
+ * - `guardrail-violation`: a guardrail with action halt rejected the final answer (it was not stored).
+ * - `unresolved-guardrail`: the agent names a guardrail that is not registered (active) in its project.
+ * - `tool-version-unresolvable`: a tool range matched no active version at turn start.
+ * - `agent-unavailable`: the agent version is no longer registered.
+ * - `no-provider`: no configured model provider satisfies the agent's capabilities.
+ * - `provider-*`: the model call failed (see lib/models/provider.ts).
+ * - `instructions-render-failed`: the instructions could not be rendered with the run's parameters.
+ * - `internal-error`: an unexpected failure; details are in the server log only.
+ */
+export type RunFailureCode =
+  | "budget-exceeded"
+  | "unresolved-tool"
+  | "tool-invocation-failed"
+  | "output-schema-violation"
+  | "guardrail-violation"
+  | "unresolved-guardrail"
+  | "tool-version-unresolvable"
+  | "agent-unavailable"
+  | "no-provider"
+  | "provider-unavailable"
+  | "provider-rate-limited"
+  | "provider-auth-failed"
+  | "provider-bad-response"
+  | "provider-request-failed"
+  | "secret-not-found"
+  | "instructions-render-failed"
+  | "internal-error";
+
+export type RunFailure = { code: RunFailureCode; message: string; details?: Record<string, unknown> };
+
+/** A tool resolved at turn start: the agent's range and the version it resolved to. */
+export type ResolvedToolRef = { id: string; range: string; version: string };
+
+/** A fact retrieval found for the turn (recorded on the run). */
+export type TurnFact = { id: string; type: string; content: string; createdAt: string };
+
+/** The outcome of one tool call, as journaled. */
+export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error: { kind: ToolErrorKind; message: string; reason?: string } };
+
+/** A guardrail finding, as journaled (never quotes the answer). */
+export type Finding = { guardrailId: string; version: string; action: "halt" | "flag"; check: string; message: string };
+
+// ---- journal events: `data` of each type ----
+
+export type RunCreatedData = {
+  agent: { id: string; version: string };
+  conversationId: string | null;
+  userMessage: string;
+  parameters: Record<string, unknown>;
+  attended: boolean;
+};
+
+export type TurnStartedData = {
+  agent: { id: string; version: string; name: string };
+  resolvedTools: ResolvedToolRef[];
+  guardrails: { id: string; version: string }[];
+  provider: { id: string; model: string; reason: string };
+  /** The rendered instructions: the system prompt of every model call of the turn. */
+  instructions: string;
+  /** Earlier messages of the conversation sent with the turn (historyLimit applied). */
+  history: { role: "user" | "assistant"; content: string }[];
+  facts: TurnFact[];
+  /** The turn deadline (startedAt + maxWallMs), ISO. */
+  deadline: string;
+};
+
+export type ModelCalledData = {
+  index: number;
+  text: string | null;
+  /** The final answer was rejected by a halting guardrail and is not stored. */
+  textWithheld?: true;
+  toolCalls: ToolCall[];
+  usage: ModelUsage;
+  costUsd: number;
+  finishReason: FinishReason;
+  warnings: string[];
+  attempts: number;
+};
+
+export type ToolCallStartedData = { callId: string; toolId: string; version: string; arguments: unknown; idempotencyKey: string };
+
+export type ToolCallCompletedData = { callId: string; toolId: string; durationMs: number } & ToolCallResult;
+
+export type OutputRepairData = { attempt: number; issues: Issue[] };
+
+export type JournalEventData = {
+  "run-created": RunCreatedData;
+  "run-resumed": { worker: string; previousWorker: string | null };
+  "turn-started": TurnStartedData;
+  "model-called": ModelCalledData;
+  "tool-call-started": ToolCallStartedData;
+  "tool-call-completed": ToolCallCompletedData;
+  "output-repair-requested": OutputRepairData;
+  "guardrail-flagged": { findings: Finding[] };
+  "run-completed": { output: unknown };
+  "run-failed": { failure: RunFailure };
+  "run-cancelled": { by: string };
+};
+
+export type JournalEventType = keyof JournalEventData;
+
+/** An event not yet written: the store numbers it. */
+export type NewEvent = { [K in JournalEventType]: { type: K; data: JournalEventData[K] } }[JournalEventType];
+
+/** A journaled event. */
+export type JournalEvent = NewEvent & { seq: number; createdAt: string };
+
+/** The events after which nothing more is written. */
+export const isTerminalEvent = (type: string): boolean => type === "run-completed" || type === "run-failed" || type === "run-cancelled";
+
+/** One tool call the model asked for, with the kernel's own id (`<model call index>.<position>`). */
+export type PlannedCall = { callId: string; providerCallId: string; toolId: string; arguments: unknown };
+
+/**
+ * What the turn does next. `await` is a run that waits on something outside the kernel (an approval, a paused
+ * tool): the run is suspended and holds no process until it is resumed.
+ */
+export type Step =
+  | { kind: "start-turn" }
+  | { kind: "call-model" }
+  | { kind: "run-tools"; calls: PlannedCall[] }
+  | { kind: "await"; waits: { callId: string; reason: string }[] }
+  | { kind: "done"; output: unknown }
+  | { kind: "failed"; failure: RunFailure };

@@ -1,0 +1,153 @@
+/**
+ * The worker: executes runs under a lease. A run created in this process is executed here at once (its lease is
+ * taken at creation); others — runs whose worker died, on this machine or another replica — are claimed by a
+ * poll once their lease expires. While it executes a run the worker renews the lease; when it cannot (it stalled
+ * past the lease, the run was cancelled) it stops without writing, and the journal tells the next worker where
+ * to continue.
+ */
+import { EventEmitter } from "node:events";
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { advanceRun, LeaseLost, type TurnContext } from "@/lib/kernel/turn";
+import type { KernelEnvironment } from "@/lib/kernel/environment";
+import type { KernelStore } from "@/lib/kernel/store";
+import { isRunnableStatus } from "@/lib/kernel/types";
+
+export type WorkerOptions = {
+  /** How long a lease lasts without renewal (KINDGI_RUN_LEASE_MS, default 30000). */
+  leaseMs: number;
+  /** How often expired leases are looked for (KINDGI_RUN_POLL_MS, default 1000). */
+  pollMs: number;
+  /** Runs executed at once by this worker (KINDGI_RUN_CONCURRENCY, default 32). */
+  concurrency: number;
+};
+
+export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerOptions {
+  const num = (value: string | undefined, fallback: number, min: number) => {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) && parsed >= min ? parsed : fallback;
+  };
+  return { leaseMs: num(env.KINDGI_RUN_LEASE_MS, 30_000, 1_000), pollMs: num(env.KINDGI_RUN_POLL_MS, 1_000, 50), concurrency: num(env.KINDGI_RUN_CONCURRENCY, 32, 1) };
+}
+
+export class KernelWorker {
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  /** Emits `run:<id>` after every commit this worker makes, and `settled:<id>` when it stops executing a run. */
+  readonly events = new EventEmitter();
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+
+  constructor(
+    private readonly store: KernelStore,
+    private readonly env: KernelEnvironment,
+    readonly options: WorkerOptions,
+  ) {
+    this.events.setMaxListeners(0);
+  }
+
+  /** Starts polling for runs to resume. `freeForeignLeases`: the process is the database's only user (embedded). */
+  async start(options: { freeForeignLeases: boolean }): Promise<void> {
+    if (this.timer) return;
+    if (options.freeForeignLeases) await this.store.freeForeignLeases(this.id);
+    this.timer = setInterval(() => void this.poll(), this.options.pollMs);
+    this.timer.unref();
+    void this.poll();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const { controller } of this.active.values()) controller.abort(new Error("worker stopping"));
+  }
+
+  /** Whether this worker is executing the run now. */
+  isExecuting(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  /** Stops executing a run (it was cancelled): in-flight model and tool calls are aborted. */
+  abort(runId: string, reason: string): void {
+    this.active.get(runId)?.controller.abort(new Error(reason));
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const free = this.options.concurrency - this.active.size;
+      if (free <= 0) return;
+      const claimed = await this.store.claim(this.id, this.options.leaseMs, free);
+      for (const run of claimed) void this.execute(run.id, { resumedFrom: run.previousOwner });
+    } catch (error) {
+      console.error("[kindgi kernel] claiming runs failed:", error instanceof Error ? error.message : error);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /**
+   * Executes a run this worker holds the lease of, step by step until it is settled or the lease is lost.
+   * `resumedFrom`: the run was claimed from an expired lease (journaled as run-resumed when it had started).
+   */
+  execute(runId: string, options: { resumedFrom?: string | null } = {}): Promise<void> {
+    const existing = this.active.get(runId);
+    if (existing) return existing.done;
+    const controller = new AbortController();
+    const done = this.loop(runId, controller, options).finally(() => {
+      this.active.delete(runId);
+      this.events.emit(`settled:${runId}`);
+    });
+    this.active.set(runId, { controller, done });
+    return done;
+  }
+
+  private async loop(runId: string, controller: AbortController, options: { resumedFrom?: string | null }): Promise<void> {
+    const heartbeat = setInterval(() => {
+      void this.store.renewLease(runId, this.id, this.options.leaseMs).then(
+        (held) => held || controller.abort(new Error("lease lost")),
+        () => {},
+      );
+    }, Math.max(250, Math.floor(this.options.leaseMs / 3)));
+    heartbeat.unref();
+    const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal };
+    try {
+      if (options.resumedFrom !== undefined) {
+        const run = await this.store.loadRun(runId);
+        if (!run || !isRunnableStatus(run.status)) return;
+        if (run.lastSeq > 1) await ctx.store.commit(runId, this.id, async () => ({ events: [{ type: "run-resumed", data: { worker: this.id, previousWorker: options.resumedFrom ?? null } }] }));
+      }
+      while (!controller.signal.aborted) {
+        if ((await advanceRun(ctx, runId)) === "settled") break;
+      }
+    } catch (error) {
+      if (!(error instanceof LeaseLost) && !controller.signal.aborted) await this.failUnexpectedly(runId, error);
+    } finally {
+      clearInterval(heartbeat);
+      await this.store.releaseLease(runId, this.id).catch(() => {});
+    }
+  }
+
+  /** An unexpected error ends the run as failed (`internal-error`); the details go to the server log only. */
+  private async failUnexpectedly(runId: string, error: unknown): Promise<void> {
+    console.error(`[kindgi kernel] run ${runId} failed unexpectedly:`, error);
+    const failure = { code: "internal-error" as const, message: "the run failed unexpectedly; the details are in the server log" };
+    await this.store
+      .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: new Date(), failure } }))
+      .then(() => this.events.emit(`run:${runId}`))
+      .catch(() => {});
+  }
+
+  /** The store, announcing each commit of this run to listeners (SSE streams, waiting requests). */
+  private notifying(runId: string): KernelStore {
+    const store = this.store;
+    return {
+      ...store,
+      commit: async (id, owner, plan) => {
+        const seqs = await store.commit(id, owner, plan);
+        if (seqs) this.events.emit(`run:${runId}`);
+        return seqs;
+      },
+    };
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * Runs: one turn of an agent, started over the API and executed by the kernel. `POST /v1/runs` checks what can be
+ * checked before anything runs (the agent version, the conversation, the parameters), writes the run and its
+ * first journal event, and hands it to this process's kernel worker; with `wait` it answers once the run is
+ * settled (completed, failed, cancelled or suspended).
+ */
+import type { Prisma, Run } from "@/lib/generated/prisma/client";
+import { getDb } from "@/lib/db";
+import { AppError, notFound } from "@/lib/errors";
+import { checkParameters } from "@/lib/agents/parameters";
+import { type Page, toPage } from "@/lib/api/pagination";
+import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
+import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
+import { getKernel } from "@/lib/services/kernel";
+import { dbKernelStore } from "@/lib/kernel/store";
+import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
+import { renderPreview } from "@/lib/agents/parameters";
+import { isRouted } from "@/lib/models/router";
+import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
+import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type RunCreatedData, type RunStatus } from "@/lib/kernel/types";
+
+export type RunView = {
+  id: string;
+  status: RunStatus;
+  projectId: string;
+  agent: { id: string; version: string };
+  conversationId: string | null;
+  attended: boolean;
+  createdBy: string;
+  input: { userMessage: string; parameters: Record<string, unknown> };
+  resolvedTools: { id: string; range: string; version: string }[] | null;
+  provider: { id: string; model: string } | null;
+  usage: { inputTokens: number; outputTokens: number; modelCalls: number; toolCalls: number };
+  costUsd: number;
+  output: unknown;
+  failure: { code: string; message: string; details?: Record<string, unknown> } | null;
+  flags: unknown[];
+  retrievedFacts: unknown[];
+  lastSeq: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+};
+
+export function runView(row: Run): RunView {
+  return {
+    id: row.id,
+    status: row.status as RunStatus,
+    projectId: row.projectId,
+    agent: { id: row.agentId, version: row.agentVersion },
+    conversationId: row.conversationId,
+    attended: row.attended,
+    createdBy: row.createdBy,
+    input: { userMessage: row.userMessage, parameters: (row.parameters ?? {}) as Record<string, unknown> },
+    resolvedTools: (row.resolvedTools as RunView["resolvedTools"]) ?? null,
+    provider: row.providerId && row.model ? { id: row.providerId, model: row.model } : null,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, modelCalls: row.modelCalls, toolCalls: row.toolCalls },
+    costUsd: row.costUsd,
+    output: row.output ?? null,
+    failure: (row.failure as RunView["failure"]) ?? null,
+    flags: (row.flags as unknown[]) ?? [],
+    retrievedFacts: (row.retrievedFacts as unknown[]) ?? [],
+    lastSeq: row.lastSeq,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export type CreateRunInput = {
+  agent: { id: string; version?: string };
+  input: { userMessage: string; conversationId?: string; parameters?: Record<string, unknown> };
+  options?: { wait?: boolean; dryRun?: boolean };
+};
+
+/** What a dry run answers: what the turn would use, without running it or storing anything. */
+export type DryRunView = {
+  dryRun: true;
+  agent: { id: string; version: string };
+  projectId: string;
+  conversationId: string | null;
+  parameters: Record<string, unknown>;
+  instructions: string;
+  resolvedTools: { id: string; range: string; version: string }[];
+  unresolvedTools: { id: string; range: string; available: string[] }[];
+  guardrails: { resolved: { id: string; version: string }[]; missing: string[] };
+  provider: { id: string; model: string; reason: string } | null;
+  routingProblem: string | null;
+};
+
+/**
+ * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
+ * `wait: false` (or when a waited-for run is not settled in time), `{status: 200, dryRun}` for a dry run.
+ */
+export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
+  requireWrite(actor);
+  const db = await getDb();
+  const kernel = getKernel();
+  const prepared = await db.$transaction(async (tx) => {
+    let version = input.agent.version;
+    let conversationId: string | null = null;
+    if (input.input.conversationId) {
+      const conversation = await findConversation(tx, actor, input.input.conversationId);
+      if (conversation.agentId !== input.agent.id || (version !== undefined && version !== conversation.agentVersion)) {
+        throw new AppError("agent-version-mismatch", `conversation ${conversation.id} is pinned to agent ${conversation.agentId}@${conversation.agentVersion}; this run asks for ${input.agent.id}${version ? `@${version}` : ""}`, {
+          conversationId: conversation.id,
+          pinned: { id: conversation.agentId, version: conversation.agentVersion },
+          requested: { id: input.agent.id, ...(version ? { version } : {}) },
+        });
+      }
+      if (conversation.status === "closed") {
+        throw new AppError("conversation-closed", `conversation ${conversation.id} is closed (${conversation.closeReason === "inactive" ? "after inactivity" : "on request"}) and takes no more turns`, { conversationId: conversation.id, closeReason: conversation.closeReason });
+      }
+      version = conversation.agentVersion;
+      conversationId = conversation.id;
+    }
+    const agent = await activeAgentVersion(tx, actor, input.agent.id, version);
+    const checked = checkParameters(agent.definition.parameters ?? [], input.input.parameters);
+    if (!checked.ok) {
+      const issues = checked.issues.map((issue) => ({ ...issue, path: `/input${issue.path}` }));
+      throw new AppError("validation-failed", `the parameters do not fit the agent: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
+    }
+    if (input.options?.dryRun) return { dryRun: true as const, agent, conversationId, parameters: checked.values };
+    const created: RunCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: !actor.isService };
+    const run = await tx.run.create({
+      data: {
+        tenantId: actor.tenantId,
+        projectId: agent.projectId,
+        agentId: input.agent.id,
+        agentVersion: agent.version,
+        conversationId,
+        status: "pending",
+        attended: created.attended,
+        createdBy: actor.userId,
+        userMessage: input.input.userMessage,
+        parameters: checked.values as Prisma.InputJsonValue,
+        lastSeq: 1,
+        leaseOwner: kernel.id,
+        leaseExpiresAt: new Date(Date.now() + kernel.options.leaseMs),
+      },
+    });
+    await tx.runEvent.create({ data: { tenantId: actor.tenantId, runId: run.id, seq: 1, type: "run-created", data: created as unknown as Prisma.InputJsonValue } });
+    if (conversationId) await tx.conversation.update({ where: { id: conversationId }, data: { lastActivityAt: new Date() } });
+    return { dryRun: false as const, run, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS };
+  });
+
+  if (prepared.dryRun) return { status: 200, body: await dryRun(actor, prepared.agent, prepared.conversationId, prepared.parameters, input.agent.id) };
+  const execution = kernel.execute(prepared.run.id);
+  if (input.options?.wait === false) return { status: 202, body: runView(prepared.run) };
+  await execution;
+  const settled = await waitUntilSettled(prepared.run.id, prepared.wallMs + 30_000);
+  return { status: isSettledStatus(settled.status) ? 201 : 202, body: runView(settled) };
+}
+
+async function dryRun(actor: Actor, agent: Awaited<ReturnType<typeof activeAgentVersion>>, conversationId: string | null, parameters: Record<string, unknown>, agentId: string): Promise<DryRunView> {
+  const env = dbKernelEnvironment;
+  const scope = { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId: "dry-run", userId: actor.userId };
+  const [tools, guardrails, route, history] = await Promise.all([
+    env.resolveTools(scope, agent.definition),
+    env.resolveGuardrails(scope, agent.definition.guardrails),
+    env.route(scope, agent.definition),
+    env.conversationHistory(scope, 0),
+  ]);
+  const rendered = renderPreview(agent.definition, parameters, { conversation: { id: conversationId, turn: history.turns + 1 } });
+  return {
+    dryRun: true,
+    agent: { id: agentId, version: agent.version },
+    projectId: agent.projectId,
+    conversationId,
+    parameters,
+    instructions: rendered.ok ? rendered.rendered : "",
+    resolvedTools: tools.resolved,
+    unresolvedTools: tools.unresolved,
+    guardrails: { resolved: guardrails.resolved, missing: guardrails.missing },
+    provider: isRouted(route) ? { id: route.providerId, model: route.model, reason: route.reason } : null,
+    routingProblem: isRouted(route) ? null : route.message,
+  };
+}
+
+/** Waits until the run is settled (this worker or another one finishing it), or until `timeoutMs` pass. */
+export async function waitUntilSettled(runId: string, timeoutMs: number): Promise<Run> {
+  const db = await getDb();
+  const deadline = Date.now() + timeoutMs;
+  const kernel = getKernel();
+  for (;;) {
+    const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    if (isSettledStatus(row.status) || Date.now() >= deadline) return row;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        kernel.events.off(`run:${runId}`, done);
+        resolve();
+      };
+      const timer = setTimeout(done, 250);
+      kernel.events.on(`run:${runId}`, done);
+    });
+  }
+}
+
+async function findRun(actor: Actor, runId: string): Promise<Run> {
+  const db = await getDb();
+  const row = await db.run.findFirst({ where: { id: runId, tenantId: actor.tenantId, ...projectFilter(actor) } });
+  if (!row) throw notFound("run", runId);
+  return row;
+}
+
+export async function getRun(actor: Actor, runId: string): Promise<RunView> {
+  return runView(await findRun(actor, runId));
+}
+
+export type RunFilters = { status?: RunStatus; agentId?: string; conversationId?: string; projectId?: string };
+
+/** GET /v1/runs: newest first. */
+export async function listRuns(actor: Actor, filters: RunFilters, page: { limit: number; cursor?: string }): Promise<Page<RunView>> {
+  const db = await getDb();
+  const rows = await db.run.findMany({
+    where: {
+      tenantId: actor.tenantId,
+      ...projectFilter(actor, filters.projectId),
+      ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.agentId ? { agentId: filters.agentId } : {}),
+      ...(filters.conversationId ? { conversationId: filters.conversationId } : {}),
+      ...newestFirstAfter(page.cursor),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: page.limit + 1,
+  });
+  return toPage(rows, page.limit, (row) => [row.createdAt.toISOString(), row.id], runView);
+}
+
+/**
+ * POST …/cancel: the run ends as cancelled, journaled in the same transaction; a worker executing it loses its
+ * lease at its next write and its in-flight calls are aborted. A finished run → 409 run-already-terminal.
+ */
+export async function cancelRun(actor: Actor, runId: string): Promise<RunView> {
+  requireWrite(actor);
+  const found = await findRun(actor, runId);
+  const terminal = () => new AppError("run-already-terminal", `run ${runId} has already ${found.status === "cancelled" ? "been cancelled" : found.status}`, { runId, status: found.status });
+  if (isTerminalStatus(found.status)) throw terminal();
+  const db = await getDb();
+  const cancelled = await db.$transaction(async (tx) => {
+    const updated = await tx.run.updateMany({
+      where: { id: runId, status: { notIn: ["completed", "failed", "cancelled"] } },
+      data: { status: "cancelled", finishedAt: new Date(), leaseOwner: null, leaseExpiresAt: null, lastSeq: { increment: 1 } },
+    });
+    if (updated.count === 0) return null;
+    const row = await tx.run.findUniqueOrThrow({ where: { id: runId } });
+    await tx.runEvent.create({ data: { tenantId: row.tenantId, runId, seq: row.lastSeq, type: "run-cancelled", data: { by: actor.userId } } });
+    return row;
+  });
+  if (!cancelled) throw new AppError("run-already-terminal", `run ${runId} finished before it could be cancelled`, { runId });
+  const kernel = getKernel();
+  kernel.abort(runId, "cancelled");
+  kernel.events.emit(`run:${runId}`);
+  return runView(cancelled);
+}
+
+export type JournalPage = { data: JournalEvent[]; hasMore: boolean; lastSeq: number };
+
+/** GET …/journal?since=n: the events after `since`, in order. */
+export async function getJournal(actor: Actor, runId: string, since: number, limit: number): Promise<JournalPage> {
+  const run = await findRun(actor, runId);
+  const events = await dbKernelStore.loadEvents(runId, since, limit + 1);
+  return { data: events.slice(0, limit), hasMore: events.length > limit, lastSeq: run.lastSeq };
+}
+
+/**
+ * The run's events after `since` as they are written, ending after the terminal event. Wakes on this process's
+ * commits and polls for other processes' (a run resumed on another replica).
+ */
+export async function* watchRun(actor: Actor, runId: string, since: number, signal: AbortSignal): AsyncGenerator<JournalEvent> {
+  await findRun(actor, runId);
+  const kernel = getKernel();
+  let after = since;
+  while (!signal.aborted) {
+    const events = await dbKernelStore.loadEvents(runId, after, 500);
+    for (const event of events) {
+      yield event;
+      after = event.seq;
+      if (isTerminalEvent(event.type)) return;
+    }
+    if (events.length === 500) continue;
+    const run = await dbKernelStore.loadRun(runId);
+    if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        kernel.events.off(`run:${runId}`, done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, 500);
+      kernel.events.on(`run:${runId}`, done);
+      signal.addEventListener("abort", done);
+    });
+  }
+}
+
+/** The sequence number a `Last-Event-ID` (`<runId>:<seq>`) names, when it names this run. */
+export function seqFromLastEventId(runId: string, header: string | null): number | undefined {
+  const match = header ? /^([0-9a-fA-F-]{36}):(\d{1,9})$/.exec(header.trim()) : null;
+  if (!match || match[1].toLowerCase() !== runId) return undefined;
+  return Number(match[2]);
+}

@@ -1,0 +1,93 @@
+import { call, type ApiResponse, type TestTenant } from "./api";
+import type { RecordingServer } from "../../lib/tools/invokers/testing/recording-server";
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
+
+/** Registers an agent (scripted provider by default) and returns its id and version. */
+export async function registerAgent(tenant: TestTenant, overrides: Record<string, unknown> = {}): Promise<{ id: string; version: string }> {
+  const body = {
+    id: unique("test.agent"),
+    version: "1.0.0",
+    name: "Test agent",
+    instructions: "You are a test agent.",
+    capabilities: [{ kind: "llm-inference" }],
+    tools: [],
+    retrieval: [],
+    guardrails: [],
+    preferredProvider: "scripted",
+    projectId: tenant.projectId,
+    ...overrides,
+  };
+  const response = await call("POST", "/v1/agents", { key: tenant.key, body });
+  if (response.status !== 201) throw new Error(`agent registration failed: ${response.status} ${response.text}`);
+  return { id: body.id as string, version: body.version as string };
+}
+
+/** Registers a tool and returns its id. */
+export async function registerTool(tenant: TestTenant, manifest: Record<string, unknown>): Promise<string> {
+  const response = await call("POST", "/v1/tools", { key: tenant.key, body: { projectId: tenant.projectId, ...manifest } });
+  if (response.status !== 201) throw new Error(`tool registration failed: ${response.status} ${response.text}`);
+  return manifest.id as string;
+}
+
+/** An HTTP tool calling `path` on the recording server (allowlisted), read-only unless said otherwise. */
+export function httpTool(server: RecordingServer, overrides: Record<string, unknown> = {}, spec: Record<string, unknown> = {}) {
+  return {
+    id: unique("test.http"),
+    description: "Looks a word up on the test server.",
+    version: "1.0.0",
+    input: { type: "object", properties: { word: { type: "string" } }, required: ["word"], additionalProperties: false },
+    output: { type: "object" },
+    mutating: false,
+    network: { kind: "allowlist", hosts: [server.hostPort] },
+    spec: { kind: "http", method: "POST", urlTemplate: `${server.origin}/lookup`, requestBody: { kind: "json-input" }, ...spec },
+    ...overrides,
+  };
+}
+
+/** The user message the scripted provider reads. */
+export const script = (...steps: unknown[]) => JSON.stringify({ script: steps });
+
+/** POST /v1/runs. */
+export function startRun(tenant: TestTenant, agent: { id: string; version?: string }, userMessage: string, extra: { conversationId?: string; parameters?: Record<string, unknown>; wait?: boolean; dryRun?: boolean; key?: string } = {}): Promise<ApiResponse> {
+  const input: Record<string, unknown> = { userMessage };
+  if (extra.conversationId) input.conversationId = extra.conversationId;
+  if (extra.parameters) input.parameters = extra.parameters;
+  const options: Record<string, unknown> = {};
+  if (extra.wait !== undefined) options.wait = extra.wait;
+  if (extra.dryRun !== undefined) options.dryRun = extra.dryRun;
+  return call("POST", "/v1/runs", { key: extra.key ?? tenant.key, body: { agent, input, ...(Object.keys(options).length ? { options } : {}) } });
+}
+
+/** Runs a turn with wait and asserts the 201. */
+export async function runTurn(tenant: TestTenant, agent: { id: string; version?: string }, userMessage: string, extra: Parameters<typeof startRun>[3] = {}) {
+  const response = await startRun(tenant, agent, userMessage, extra);
+  if (response.status !== 201) throw new Error(`run failed to settle: ${response.status} ${response.text}`);
+  return response.body;
+}
+
+/** Every journal event of a run. */
+export async function journal(tenant: TestTenant, runId: string): Promise<any[]> {
+  const events: any[] = [];
+  for (let since = 0; ; ) {
+    const response = await call("GET", `/v1/runs/${runId}/journal?since=${since}&limit=1000`, { key: tenant.key });
+    if (response.status !== 200) throw new Error(`journal failed: ${response.status} ${response.text}`);
+    events.push(...response.body.data);
+    if (!response.body.hasMore) return events;
+    since = events[events.length - 1].seq;
+  }
+}
+
+/** Polls GET /v1/runs/{id} until `done(run)` or the timeout. */
+export async function waitForRun(tenant: TestTenant, runId: string, done: (run: any) => boolean = (run) => ["completed", "failed", "cancelled", "suspended"].includes(run.status), timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await call("GET", `/v1/runs/${runId}`, { key: tenant.key });
+    if (response.status === 200 && done(response.body)) return response.body;
+    if (Date.now() > deadline) throw new Error(`run ${runId} did not reach the expected state: ${response.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
