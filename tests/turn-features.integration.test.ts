@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, newTenant, type TestTenant } from "./helpers/api";
-import { journal, registerAgent, runTurn, script } from "./helpers/kernel";
+import { httpTool, journal, registerAgent, registerTool, runTurn, script } from "./helpers/kernel";
+import { sanitizeToolName } from "../lib/models/provider";
+import { startWireServer } from "../lib/models/providers/testing/wire-server";
+import { sendJson, startRecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 describe("guardrails on the final answer", () => {
   let tenant: TestTenant;
@@ -131,5 +134,49 @@ describe("memory: retrieval and the native tools", () => {
     const results = (await journal(tenant, run.id)).filter((event) => event.type === "tool-call-completed").map((event) => event.data);
     expect(results[0]).toMatchObject({ ok: false, error: { kind: "tool-error" } });
     expect(results[1]).toMatchObject({ ok: true, output: { timezone: "UTC" } });
+  });
+});
+
+describe("a turn on a tenant's OpenAI-compatible provider", () => {
+  it("maps tool names both ways, retries a rate limit (counted), and prices usage from the provider's models", async () => {
+    const tenant = await newTenant("tenant provider");
+    const wire = await startWireServer();
+    const receiver = await startRecordingServer((request, response) => sendJson(response, 200, { definition: `defined ${JSON.parse(request.body).word}` }));
+    try {
+      expect((await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "llm-key", value: "sk-test-tenant" } })).status).toBe(201);
+      const created = await call("POST", "/v1/providers", {
+        key: tenant.key,
+        body: { id: "house-llm", kind: "openai-compatible", baseUrl: `${wire.url}/v1`, apiKeySecret: "llm-key", models: [{ name: "house-1", features: ["tool-use"], inputUsdPerMTok: 2, outputUsdPerMTok: 10 }] },
+      });
+      expect(created.status).toBe(201);
+      const toolId = await registerTool(tenant, httpTool(receiver));
+      const apiName = sanitizeToolName(toolId);
+      expect(apiName).not.toBe(toolId);
+      const agent = await registerAgent(tenant, { tools: [{ id: toolId, version: "1.0.0" }], preferredProvider: "house-llm" });
+      const usage = { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 };
+      wire.enqueue(
+        { status: 429, headers: { "retry-after": "0" }, json: { error: { message: "slow down" } } },
+        { json: { id: "c1", object: "chat.completion", model: "house-1", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_a", type: "function", function: { name: apiName, arguments: '{"word":"lattice"}' } }] }, finish_reason: "tool_calls" }], usage } },
+        { json: { id: "c2", object: "chat.completion", model: "house-1", choices: [{ index: 0, message: { role: "assistant", content: "A lattice is a grid." }, finish_reason: "stop" }], usage } },
+      );
+      const run = await runTurn(tenant, agent, "what is a lattice?");
+      expect(run).toMatchObject({ status: "completed", output: "A lattice is a grid.", provider: { id: "house-llm", model: "house-1" } });
+      expect(run.usage).toMatchObject({ inputTokens: 2000, outputTokens: 200, modelCalls: 2, toolCalls: 1 });
+      expect(run.costUsd).toBeCloseTo((2000 * 2 + 200 * 10) / 1_000_000, 12);
+      expect(wire.requests).toHaveLength(3);
+      expect((wire.requests[1].body as any).tools[0].function.name).toBe(apiName);
+      expect(wire.requests[1].headers.authorization).toBe("Bearer sk-test-tenant");
+      const events = await journal(tenant, run.id);
+      const calls = events.filter((event) => event.type === "model-called").map((event) => event.data);
+      expect(calls[0]).toMatchObject({ attempts: 2, toolCalls: [{ id: "call_a", name: toolId, arguments: { word: "lattice" } }] });
+      expect(calls[1].attempts).toBe(1);
+      // The tool result went back under the API's name and the model's call id.
+      const toolMessage = (wire.requests[2].body as any).messages.find((message: any) => message.role === "tool");
+      expect(toolMessage).toMatchObject({ tool_call_id: "call_a" });
+      expect(JSON.parse(toolMessage.content)).toEqual({ definition: "defined lattice" });
+    } finally {
+      await wire.close();
+      await receiver.close();
+    }
   });
 });
