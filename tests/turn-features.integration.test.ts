@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, newTenant, type TestTenant } from "./helpers/api";
+import { call, kindgi, newTenant, type TestTenant } from "./helpers/api";
 import { httpTool, journal, registerAgent, registerTool, runTurn, script } from "./helpers/kernel";
 import { sanitizeToolName } from "../lib/models/provider";
 import { startWireServer } from "../lib/models/providers/testing/wire-server";
@@ -178,5 +178,22 @@ describe("a turn on a tenant's OpenAI-compatible provider", () => {
       await wire.close();
       await receiver.close();
     }
+  });
+});
+
+describe("a catastrophic guardrail pattern", () => {
+  it("cannot stall the server: the check times out, counts as a violation, and other requests are served meanwhile", async () => {
+    const tenant = await newTenant("redos");
+    const id = `test.redos-${Date.now().toString(36)}`;
+    expect((await call("POST", "/v1/guardrails", { key: tenant.key, body: { id, version: "1.0.0", name: "Nested quantifiers", action: "halt", check: { kind: "regex", pattern: "(a+)+$" } } })).status).toBe(201);
+    const agent = await registerAgent(tenant, { guardrails: [id] });
+    const begin = Date.now();
+    const pending = runTurn(tenant, agent, script({ text: `${"a".repeat(60)}!` }));
+    const health = await fetch(`${kindgi().baseUrl}/health`);
+    expect(health.status).toBe(200);
+    const run = await pending;
+    expect(Date.now() - begin).toBeLessThan(10_000);
+    expect(run.failure).toMatchObject({ code: "guardrail-violation", details: { findings: [{ guardrailId: id, check: "regex" }] } });
+    expect(run.failure.details.findings[0].message).toContain("did not finish");
   });
 });

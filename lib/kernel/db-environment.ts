@@ -7,7 +7,7 @@ import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { routeCapability } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
 import { resolveGuardrails } from "@/lib/services/guardrails";
-import { evaluateGuardrails } from "@/lib/guardrails/evaluate";
+import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import { retrieveFacts } from "@/lib/services/memory";
 import { instantiateProvider, providersForTenant } from "@/lib/services/model-providers";
 import { resolveSecretValue } from "@/lib/services/secrets";
@@ -54,7 +54,8 @@ export const dbKernelEnvironment: KernelEnvironment = {
   async loadAgent(scope, agentId, version) {
     const db = await getDb();
     const row = await db.catalogVersion.findFirst({
-      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "agent", entryId: agentId, version, status: "active" },
+      // Not filtered on status: a version unregistered after the run started still runs to its end.
+      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "agent", entryId: agentId, version },
       select: { id: true, document: true },
     });
     return row ? (parseCached(row.id, row.document) as AgentDefinition) : null;
@@ -77,7 +78,8 @@ export const dbKernelEnvironment: KernelEnvironment = {
     return {
       resolved: resolved.map((guardrail) => ({ id: guardrail.id, version: guardrail.version })),
       missing,
-      evaluate: (answer) => evaluateGuardrails(resolved, answer),
+      // Regex checks run in a worker with a timeout: a catastrophic pattern cannot stall the server.
+      evaluate: (answer) => evaluateGuardrailsSafely(resolved, answer),
     };
   },
 
@@ -87,8 +89,7 @@ export const dbKernelEnvironment: KernelEnvironment = {
 
   async modelProvider(scope, providerId) {
     const descriptor = (await providersForTenant(scope.tenantId)).find((provider) => provider.id === providerId);
-    if (!descriptor) throw new Error(`model provider "${providerId}" is no longer configured`);
-    return instantiateProvider(scope.tenantId, descriptor);
+    return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
   },
 
   async conversationHistory(scope, limit) {

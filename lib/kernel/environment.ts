@@ -19,7 +19,7 @@ export type GuardrailSet = {
   resolved: { id: string; version: string }[];
   missing: string[];
   /** Findings on a final answer, in the agent's order; never quotes the answer. */
-  evaluate(answer: string): Finding[];
+  evaluate(answer: string): Promise<Finding[]>;
 };
 
 /** One tool call to perform: the input is already validated against the tool's `input` (defaults filled). */
@@ -36,15 +36,15 @@ export type ToolInvocation = {
 
 export interface KernelEnvironment {
   now(): Date;
-  /** The agent version's definition, or null when it is not registered (or unregistered). */
+  /** The agent version's definition (unregistered or not: the run pinned it), or null when there is none. */
   loadAgent(scope: RunScope, agentId: string, version: string): Promise<AgentDefinition | null>;
   resolveTools(scope: RunScope, definition: AgentDefinition): Promise<ToolResolutionOutcome>;
   /** The manifest of a resolved tool version (a registered one or a built-in). */
   loadTool(scope: RunScope, toolId: string, version: string): Promise<ToolManifest | null>;
   resolveGuardrails(scope: RunScope, ids: readonly string[]): Promise<GuardrailSet>;
   route(scope: RunScope, definition: AgentDefinition): Promise<RouteResult>;
-  /** The provider to call; resolves its key (environment or stored secret) for this call only. */
-  modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider>;
+  /** The provider to call (null when it is no longer configured); its key is resolved per call. */
+  modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider | null>;
   /** The conversation's last `limit` messages (all when undefined), oldest first, and how many turns it has had. */
   conversationHistory(scope: RunScope, limit: number | undefined): Promise<{ messages: { role: "user" | "assistant"; content: string }[]; turns: number }>;
   retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string): Promise<TurnFact[]>;

@@ -10,7 +10,6 @@
 import { renderPreview } from "@/lib/agents/parameters";
 import type { DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
-import { AppError } from "@/lib/errors";
 import { isRouted } from "@/lib/models/router";
 import { ModelProviderError, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
@@ -87,7 +86,7 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
   const limits = turnLimits(definition ?? {});
   const turn: Turn = { ctx, run, scope, state, definition, limits };
 
-  if (!definition && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered (or was unregistered)`, details: { agentId: run.agentId, version: run.agentVersion } });
+  if (!definition && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered in the run's project`, details: { agentId: run.agentId, version: run.agentVersion } });
   const step = nextStep(state, limits);
   if (!step) return "settled";
   if (step.kind !== "start-turn" && state.turn && Date.parse(state.turn.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
@@ -229,13 +228,8 @@ async function callModel(turn: Turn): Promise<AdvanceOutcome> {
   const { ctx, state, scope, limits } = turn;
   const definition = turn.definition as AgentDefinition;
   const started = state.turn as TurnStartedData;
-  let provider;
-  try {
-    provider = await ctx.env.modelProvider(scope, started.provider.id);
-  } catch (error) {
-    if (error instanceof AppError && error.code === "secret-not-found") return fail(turn, { code: "secret-not-found", message: error.message, details: error.details });
-    throw error;
-  }
+  const provider = await ctx.env.modelProvider(scope, started.provider.id);
+  if (!provider) return fail(turn, { code: "no-provider", message: `model provider "${started.provider.id}" chosen at turn start is no longer configured`, details: { providerId: started.provider.id } });
   const { specs, outsideData } = await offeredTools(turn);
   const messages = modelMessages(state, { outsideData: (id) => outsideData.has(id), outputName: outputName(definition) });
   const responseFormat: ResponseFormat | undefined = definition.output ? { type: "json", schema: definition.output.schema, name: outputName(definition) } : undefined;
@@ -305,7 +299,7 @@ async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch):
     answer = JSON.stringify(checked.value);
   }
   const guardrails = await ctx.env.resolveGuardrails(turn.scope, definition.guardrails);
-  const findings = guardrails.evaluate(answer);
+  const findings = await guardrails.evaluate(answer);
   const halting = findings.filter((finding) => finding.action === "halt");
   if (halting.length) {
     const withheld: ModelCalledData = { ...data, text: null, textWithheld: true };

@@ -29,7 +29,7 @@ export const isSettledStatus = (status: string): boolean => isTerminalStatus(sta
  * - `guardrail-violation`: a guardrail with action halt rejected the final answer (it was not stored).
  * - `unresolved-guardrail`: the agent names a guardrail that is not registered (active) in its project.
  * - `tool-version-unresolvable`: a tool range matched no active version at turn start.
- * - `agent-unavailable`: the agent version is no longer registered.
+ * - `agent-unavailable`: the agent version is not registered in the run's project.
  * - `no-provider`: no configured model provider satisfies the agent's capabilities.
  * - `provider-*`: the model call failed (see lib/models/provider.ts).
  * - `instructions-render-failed`: the instructions could not be rendered with the run's parameters.
@@ -50,7 +50,6 @@ export type RunFailureCode =
   | "provider-auth-failed"
   | "provider-bad-response"
   | "provider-request-failed"
-  | "secret-not-found"
   | "instructions-render-failed"
   | "internal-error";
 

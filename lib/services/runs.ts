@@ -159,7 +159,7 @@ async function dryRun(actor: Actor, agent: Awaited<ReturnType<typeof activeAgent
     env.resolveTools(scope, agent.definition),
     env.resolveGuardrails(scope, agent.definition.guardrails),
     env.route(scope, agent.definition),
-    env.conversationHistory(scope, 0),
+    env.conversationHistory(scope, 1),
   ]);
   const rendered = renderPreview(agent.definition, parameters, { conversation: { id: conversationId, turn: history.turns + 1 } });
   return {

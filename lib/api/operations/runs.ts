@@ -8,7 +8,7 @@ const failureSchema = {
   type: "object",
   required: ["code", "message"],
   properties: {
-    code: { type: "string", description: "Stable failure code: budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-*, secret-not-found, instructions-render-failed, internal-error." },
+    code: { type: "string", description: "Stable failure code: budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-* (a tenant provider whose key secret is gone: provider-auth-failed), instructions-render-failed, internal-error." },
     message: { type: "string" },
     details: { type: "object", additionalProperties: true },
   },
