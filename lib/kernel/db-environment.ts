@@ -74,7 +74,7 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   async resolveGuardrails(scope, ids) {
-    const { resolved, missing } = await resolveGuardrails(scope, ids);
+    const { resolved, missing } = ids.length ? await resolveGuardrails(scope, ids) : { resolved: [], missing: [] };
     return {
       resolved: resolved.map((guardrail) => ({ id: guardrail.id, version: guardrail.version })),
       missing,

@@ -66,6 +66,9 @@ export interface KernelStore {
 
 const FINISHED: RunStatus[] = ["completed", "failed", "cancelled"];
 
+/** Thrown inside a commit's transaction to roll it back when the lease is not held. */
+class LeaseNotHeld extends Error {}
+
 function patchData(patch: RunPatch | undefined, lastSeqIncrement: number): Prisma.RunUpdateManyMutationInput {
   const data: Prisma.RunUpdateManyMutationInput = { lastSeq: { increment: lastSeqIncrement } };
   if (!patch) return data;
@@ -114,22 +117,28 @@ export const dbKernelStore: KernelStore = {
 
   async commit(runId, owner, plan) {
     const db = await getDb();
-    return db.$transaction(async (tx) => {
-      // Take the row lock first: concurrent commits of one run (parallel tool calls) queue here.
-      const held = await tx.run.updateMany({ where: { id: runId, leaseOwner: owner, status: { notIn: FINISHED } }, data: { leaseOwner: owner } });
-      if (held.count === 0) return null;
-      const { events, patch, effects } = await plan(tx);
-      const updated = await tx.run.updateMany({ where: { id: runId }, data: patchData(patch, events.length) });
-      if (updated.count === 0) return null;
-      const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { lastSeq: true, tenantId: true } });
-      const first = run.lastSeq - events.length + 1;
-      const seqs = events.map((_, i) => first + i);
-      if (events.length) {
-        await tx.runEvent.createMany({ data: events.map((event, i) => ({ tenantId: run.tenantId, runId, seq: seqs[i], type: event.type, data: event.data as Prisma.InputJsonValue })) });
-      }
-      if (effects?.conversation) await appendConversationMessages(tx, run.tenantId, effects.conversation);
-      return seqs;
-    });
+    try {
+      return await db.$transaction(async (tx) => {
+        const { events, patch, effects } = await plan(tx);
+        // One statement checks the lease, applies the patch and numbers the events; its row lock queues concurrent
+        // commits of the run (parallel tool calls). Without the lease it throws, which rolls back the plan's writes.
+        const run = await tx.run
+          .update({ where: { id: runId, leaseOwner: owner, status: { notIn: FINISHED } }, data: patchData(patch, events.length), select: { lastSeq: true, tenantId: true } })
+          .catch((error: unknown) => {
+            throw (error as { code?: string }).code === "P2025" ? new LeaseNotHeld() : error;
+          });
+        const first = run.lastSeq - events.length + 1;
+        const seqs = events.map((_, i) => first + i);
+        if (events.length) {
+          await tx.runEvent.createMany({ data: events.map((event, i) => ({ tenantId: run.tenantId, runId, seq: seqs[i], type: event.type, data: event.data as Prisma.InputJsonValue })) });
+        }
+        if (effects?.conversation) await appendConversationMessages(tx, run.tenantId, effects.conversation);
+        return seqs;
+      });
+    } catch (error) {
+      if (error instanceof LeaseNotHeld) return null;
+      throw error;
+    }
   },
 
   async claim(owner, leaseMs, limit) {
