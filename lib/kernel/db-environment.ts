@@ -8,6 +8,7 @@ import { routeCapability } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
+import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { retrieveFacts } from "@/lib/services/memory";
 import { instantiateProvider, providersForTenant } from "@/lib/services/model-providers";
 import { resolveSecretValue } from "@/lib/services/secrets";
@@ -74,12 +75,26 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   async resolveGuardrails(scope, ids) {
-    const { resolved, missing } = ids.length ? await resolveGuardrails(scope, ids) : { resolved: [], missing: [] };
+    if (!ids.length) return { resolved: [], missing: [] };
+    const { resolved, missing } = await resolveGuardrails(scope, ids);
+    return { resolved: resolved.map((guardrail) => ({ id: guardrail.id, version: guardrail.version })), missing };
+  },
+
+  async loadGuardrails(scope, refs) {
+    if (!refs.length) return { missing: [], evaluate: async () => [] };
+    const db = await getDb();
+    const rows = await db.catalogVersion.findMany({
+      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "guardrail", OR: refs.map((ref) => ({ entryId: ref.id, version: ref.version })) },
+      select: { id: true, entryId: true, version: true, document: true },
+    });
+    const loaded = refs.flatMap((ref) => {
+      const row = rows.find((candidate) => candidate.entryId === ref.id && candidate.version === ref.version);
+      return row ? [{ id: ref.id, version: ref.version, definition: parseCached(row.id, row.document) as GuardrailDefinition }] : [];
+    });
     return {
-      resolved: resolved.map((guardrail) => ({ id: guardrail.id, version: guardrail.version })),
-      missing,
+      missing: refs.filter((ref) => !loaded.some((item) => item.id === ref.id && item.version === ref.version)).map((ref) => `${ref.id}@${ref.version}`),
       // Regex checks run in a worker with a timeout: a catastrophic pattern cannot stall the server.
-      evaluate: (answer) => evaluateGuardrailsSafely(resolved, answer),
+      evaluate: (answer) => evaluateGuardrailsSafely(loaded, answer),
     };
   },
 

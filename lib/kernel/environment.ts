@@ -15,8 +15,12 @@ export type RunScope = { tenantId: string; projectId: string; conversationId: st
 
 export type ToolResolutionOutcome = { resolved: ResolvedToolRef[]; unresolved: { id: string; range: string; available: string[] }[] };
 
-export type GuardrailSet = {
-  resolved: { id: string; version: string }[];
+/** The guardrails an agent names, resolved at turn start to their active versions. */
+export type GuardrailSet = { resolved: { id: string; version: string }[]; missing: string[] };
+
+/** The exact guardrail versions a turn started with, ready to check its final answer. */
+export type GuardrailCheck = {
+  /** `id@version` of those that can no longer be loaded. */
   missing: string[];
   /** Findings on a final answer, in the agent's order; never quotes the answer. */
   evaluate(answer: string): Promise<Finding[]>;
@@ -42,6 +46,8 @@ export interface KernelEnvironment {
   /** The manifest of a resolved tool version (a registered one or a built-in). */
   loadTool(scope: RunScope, toolId: string, version: string): Promise<ToolManifest | null>;
   resolveGuardrails(scope: RunScope, ids: readonly string[]): Promise<GuardrailSet>;
+  /** The versions recorded at turn start (a version registered or unregistered since changes nothing). */
+  loadGuardrails(scope: RunScope, refs: readonly { id: string; version: string }[]): Promise<GuardrailCheck>;
   route(scope: RunScope, definition: AgentDefinition): Promise<RouteResult>;
   /** The provider to call (null when it is no longer configured); its key is resolved per call. */
   modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider | null>;

@@ -62,3 +62,23 @@ describe("tool-call scheduling", () => {
     expect(overlaps).toEqual([]);
   });
 });
+
+describe("runToolCalls after a throw", () => {
+  it("starts no further call, lets the started ones settle, then throws the first error", async () => {
+    const started: number[] = [];
+    const settled: number[] = [];
+    const calls = Array.from({ length: 12 }, () => ({ mutating: false }));
+    let index = 0;
+    const run = runToolCalls(calls, { parallelToolCalls: true }, async () => {
+      const mine = index++;
+      started.push(mine);
+      await new Promise((resolve) => setTimeout(resolve, mine === 0 ? 10 : 50));
+      if (mine === 0) throw new Error("lease lost");
+      settled.push(mine);
+      return mine;
+    });
+    await expect(run).rejects.toThrow("lease lost");
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(settled.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+});

@@ -29,17 +29,26 @@ export function planGroups<C extends SchedulableCall>(calls: readonly C[], optio
   return groups;
 }
 
-/** Runs `work` over `items` with at most `limit` at once; results in the items' order. */
+/**
+ * Runs `work` over `items` with at most `limit` at once; results in the items' order. After a throw no further item
+ * starts; the ones already started settle, then the first error is thrown.
+ */
 async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !failure) {
       const index = next++;
-      results[index] = await work(items[index], index);
+      try {
+        results[index] = await work(items[index], index);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw (failure as { error: unknown }).error;
   return results;
 }
 

@@ -89,7 +89,9 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
   if (!definition && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered in the run's project`, details: { agentId: run.agentId, version: run.agentVersion } });
   const step = nextStep(state, limits);
   if (!step) return "settled";
-  if (step.kind !== "start-turn" && state.turn && Date.parse(state.turn.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
+  // Past the deadline no more work starts (a step that fails anyway reports its own failure).
+  const working = step.kind === "call-model" || step.kind === "run-tools";
+  if (working && state.turn && Date.parse(state.turn.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
   try {
     switch (step.kind) {
       case "start-turn":
@@ -298,7 +300,11 @@ async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch):
     output = checked.value;
     answer = JSON.stringify(checked.value);
   }
-  const guardrails = await ctx.env.resolveGuardrails(turn.scope, definition.guardrails);
+  // Exactly the versions resolved at turn start, even if one was unregistered or superseded since.
+  const guardrails = await ctx.env.loadGuardrails(turn.scope, (state.turn as TurnStartedData).guardrails);
+  if (guardrails.missing.length) {
+    return settle(turn, failurePlan(turn, { code: "unresolved-guardrail", message: `guardrail versions resolved at turn start can no longer be loaded: ${guardrails.missing.join(", ")}`, details: { missing: guardrails.missing } }, [{ type: "model-called", data: { ...data, text: null, textWithheld: true } }], usage));
+  }
   const findings = await guardrails.evaluate(answer);
   const halting = findings.filter((finding) => finding.action === "halt");
   if (halting.length) {

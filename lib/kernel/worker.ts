@@ -133,7 +133,7 @@ export class KernelWorker {
     console.error(`[kindgi kernel] run ${runId} failed unexpectedly:`, error);
     const failure = { code: "internal-error" as const, message: "the run failed unexpectedly; the details are in the server log" };
     await this.store
-      .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: new Date(), failure } }))
+      .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: this.env.now(), failure } }))
       .then(() => this.events.emit(`run:${runId}`))
       .catch(() => {});
   }
