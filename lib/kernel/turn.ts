@@ -11,7 +11,7 @@ import { renderPreview } from "@/lib/agents/parameters";
 import type { DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { isRouted } from "@/lib/models/router";
-import { ModelProviderError, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
+import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { runToolCalls } from "@/lib/kernel/scheduler";
@@ -26,7 +26,7 @@ import {
   type KernelState,
   type TurnLimits,
 } from "@/lib/kernel/journal";
-import type { ModelCalledData, NewEvent, PlannedCall, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -35,6 +35,19 @@ export type TurnContext = {
   owner: string;
   /** Aborted when the run is cancelled or the lease is lost: stop without writing. */
   signal: AbortSignal;
+  /**
+   * What this worker already read and wrote of the run while it holds the lease, so a step does not read back the
+   * journal it just wrote. Safe because nobody else appends while the lease is held (a cancel ends the lease, which
+   * the next step's run read or commit notices).
+   */
+  session?: TurnSession;
+};
+
+/** The run as this worker knows it within one execution (see TurnContext.session). */
+export type TurnSession = {
+  events?: JournalEvent[];
+  definition?: AgentDefinition | null;
+  providers?: Map<string, ModelProvider | null>;
 };
 
 /** The worker no longer holds the run (lease lost, or the run was cancelled): nothing more may be written. */
@@ -78,11 +91,15 @@ function validatorFor(schema: Record<string, unknown>, transport?: ToolManifest[
 
 /** Performs the next step of the run. Throws LeaseLost when the worker may no longer write. */
 export async function advanceRun(ctx: TurnContext, runId: string): Promise<AdvanceOutcome> {
+  const session = ctx.session;
+  // The run row is read every step: a worker that lost its lease learns it before it starts more work.
   const run = await ctx.store.loadRun(runId);
   if (!run || run.leaseOwner !== ctx.owner) throw new LeaseLost(runId);
-  const state = foldJournal(await ctx.store.loadEvents(runId));
+  const events = session?.events ?? (await ctx.store.loadEvents(runId));
+  const state = foldJournal(events);
   const scope: RunScope = { tenantId: run.tenantId, projectId: run.projectId, conversationId: run.conversationId, runId, userId: run.createdBy };
-  const definition = await ctx.env.loadAgent(scope, run.agentId, run.agentVersion);
+  const definition = session && session.definition !== undefined ? session.definition : await ctx.env.loadAgent(scope, run.agentId, run.agentVersion);
+  if (session) Object.assign(session, { events: [...events], definition });
   const limits = turnLimits(definition ?? {});
   const turn: Turn = { ctx, run, scope, state, definition, limits };
 
@@ -114,10 +131,22 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
 }
 
 async function commit(turn: Turn, plan: CommitPlan | ((tx: DbTx) => Promise<CommitPlan>)): Promise<AdvanceOutcome> {
-  const seqs = await turn.ctx.store.commit(turn.run.id, turn.ctx.owner, typeof plan === "function" ? plan : async () => plan);
-  if (!seqs) throw new LeaseLost(turn.run.id);
-  const ended = (typeof plan === "function" ? null : plan)?.events.some((event) => event.type === "run-completed" || event.type === "run-failed");
+  let written: CommitPlan | undefined;
+  const seqs = await turn.ctx.store.commit(turn.run.id, turn.ctx.owner, async (tx) => (written = typeof plan === "function" ? await plan(tx) : plan));
+  if (!seqs || !written) throw new LeaseLost(turn.run.id);
+  remember(turn, written, seqs);
+  const ended = written.events.some((event) => event.type === "run-completed" || event.type === "run-failed");
   return ended ? "settled" : "continue";
+}
+
+/** Keeps the session in step with what was just committed. */
+function remember(turn: Turn, written: CommitPlan, seqs: number[]): void {
+  const events = turn.ctx.session?.events;
+  if (!events) return;
+  const createdAt = turn.ctx.env.now().toISOString();
+  events.push(...written.events.map((event, i) => ({ ...event, seq: seqs[i], createdAt }) as JournalEvent));
+  // Parallel tool calls commit concurrently: keep the journal's order.
+  events.sort((a, b) => a.seq - b.seq);
 }
 
 function failurePlan(turn: Turn, failure: RunFailure, before: NewEvent[] = [], patch: RunPatch = {}): CommitPlan {
@@ -230,7 +259,9 @@ async function callModel(turn: Turn): Promise<AdvanceOutcome> {
   const { ctx, state, scope, limits } = turn;
   const definition = turn.definition as AgentDefinition;
   const started = state.turn as TurnStartedData;
-  const provider = await ctx.env.modelProvider(scope, started.provider.id);
+  const providers = (ctx.session ??= {}).providers ??= new Map();
+  if (!providers.has(started.provider.id)) providers.set(started.provider.id, await ctx.env.modelProvider(scope, started.provider.id));
+  const provider = providers.get(started.provider.id) ?? null;
   if (!provider) return fail(turn, { code: "no-provider", message: `model provider "${started.provider.id}" chosen at turn start is no longer configured`, details: { providerId: started.provider.id } });
   const { specs, outsideData } = await offeredTools(turn);
   const messages = modelMessages(state, { outsideData: (id) => outsideData.has(id), outputName: outputName(definition) });

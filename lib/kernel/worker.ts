@@ -110,7 +110,7 @@ export class KernelWorker {
       );
     }, Math.max(250, Math.floor(this.options.leaseMs / 3)));
     heartbeat.unref();
-    const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal };
+    const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal, session: {} };
     try {
       if (options.resumedFrom !== undefined) {
         const run = await this.store.loadRun(runId);
