@@ -44,6 +44,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
+import { BENCH_AGENT } from "../lib/kernel/bench-harness";
 
 const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -53,17 +54,7 @@ const benchDir = path.join(root, "bench");
 let interrupted = false;
 
 /** The agent every row runs (row c mirrors it in bench/peer/ai-sdk-turn.mts). */
-const AGENT = {
-  id: "bench.clock",
-  version: "1.0.0",
-  name: "Clock",
-  instructions: "You tell the time.",
-  capabilities: [{ kind: "llm-inference" }],
-  tools: [{ id: "current-time", version: "^1.0.0" }],
-  retrieval: [],
-  guardrails: [],
-  preferredProvider: "dev-echo",
-};
+const AGENT = BENCH_AGENT;
 
 type RowId = "a" | "b" | "c";
 type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number };

@@ -2,7 +2,6 @@ import { RawJson } from "@/lib/api/json";
 import type { Page } from "@/lib/api/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, type Issue } from "@/lib/errors";
-import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
 import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";
 import { renderPreview } from "@/lib/agents/parameters";
 import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
@@ -10,7 +9,7 @@ import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForTenant } from "@/lib/services/model-providers";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
   agentId: string;
@@ -58,16 +57,6 @@ const summary = (row: CatalogVersionRow): AgentSummary => ({
 });
 
 
-const VERSION = new RegExp(SEMVER_VERSION_PATTERN);
-
-/**
- * An agent version in a path is full semver (prerelease and build allowed, unlike tool versions); anything else
- * is 400 bad-input before any database access.
- */
-function checkVersion(version: string): string {
-  if (!VERSION.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
-  return version;
-}
 
 const definitionOf = (row: CatalogVersionRow): AgentDefinition => JSON.parse(row.document) as AgentDefinition;
 
@@ -130,17 +119,17 @@ export async function listAgentVersions(actor: Actor, agentId: string, page: { l
 
 /** One version with its definition exactly as registered (unregistered versions stay readable). */
 export async function getAgentVersion(actor: Actor, agentId: string, version: string): Promise<AgentVersionView> {
-  return agentVersionView(await getCatalogVersion(actor, "agent", agentId, checkVersion(version)));
+  return agentVersionView(await getCatalogVersion(actor, "agent", agentId, requireSemverVersion(version)));
 }
 
 /** Unregisters (hides) or reinstates a version; doing it twice answers the same state. */
 export async function setAgentVersionStatus(actor: Actor, agentId: string, version: string, status: "active" | "unregistered"): Promise<AgentVersionView> {
-  return agentVersionView(await setCatalogVersionStatus(actor, "agent", agentId, checkVersion(version), status));
+  return agentVersionView(await setCatalogVersionStatus(actor, "agent", agentId, requireSemverVersion(version), status));
 }
 
 /** What each tool range of a version would resolve to now, in the agent's project (GET …/resolution). */
 export async function getAgentVersionResolution(actor: Actor, agentId: string, version: string): Promise<{ agentId: string; version: string; projectId: string } & ToolResolution> {
-  const row = await getCatalogVersion(actor, "agent", agentId, checkVersion(version));
+  const row = await getCatalogVersion(actor, "agent", agentId, requireSemverVersion(version));
   const resolution = await resolveAgentTools({ tenantId: actor.tenantId, projectId: row.projectId }, definitionOf(row));
   return { agentId: row.entryId, version: row.version, projectId: row.projectId, ...resolution };
 }
@@ -151,7 +140,7 @@ export async function getAgentVersionResolution(actor: Actor, agentId: string, v
  * `details.issues` at `/parameters/<name>` or `/instructions`.
  */
 export async function renderAgentVersion(actor: Actor, agentId: string, version: string, body: { parameters?: unknown; conversation?: { id?: string | null; turn?: number } }) {
-  const row = await getCatalogVersion(actor, "agent", agentId, checkVersion(version));
+  const row = await getCatalogVersion(actor, "agent", agentId, requireSemverVersion(version));
   const preview = renderPreview(definitionOf(row), body.parameters, { conversation: { id: body.conversation?.id ?? null, turn: body.conversation?.turn ?? 1 } });
   if (!preview.ok)
     throw new AppError("validation-failed", `cannot render: ${preview.issues.length} problem(s), first: ${preview.issues[0].path} ${preview.issues[0].message}`, { issues: preview.issues });
@@ -160,7 +149,7 @@ export async function renderAgentVersion(actor: Actor, agentId: string, version:
 
 /** The configuration form a version's parameters describe (GET …/form). */
 export async function getAgentVersionForm(actor: Actor, agentId: string, version: string): Promise<ParameterForm> {
-  return describeParameterForm(definitionOf(await getCatalogVersion(actor, "agent", agentId, checkVersion(version))));
+  return describeParameterForm(definitionOf(await getCatalogVersion(actor, "agent", agentId, requireSemverVersion(version))));
 }
 
 /** The tool references of a possibly malformed definition that can be resolved: `{id, version}` strings with their index. */

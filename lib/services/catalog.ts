@@ -4,6 +4,7 @@ import { AppError, notFound, type ErrorCode } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
+import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -16,6 +17,17 @@ const codes: Record<CatalogKind, { alreadyRegistered: ErrorCode; projectMismatch
   agent: { alreadyRegistered: "agent-already-registered", projectMismatch: "agent-project-mismatch" },
   guardrail: { alreadyRegistered: "guardrail-already-registered", projectMismatch: "guardrail-project-mismatch" },
 };
+
+const FULL_SEMVER = new RegExp(SEMVER_VERSION_PATTERN);
+
+/**
+ * An agent or guardrail version in a path is full semver (prerelease and build allowed, unlike tool versions);
+ * anything else is 400 bad-input before any database access.
+ */
+export function requireSemverVersion(version: string): string {
+  if (!FULL_SEMVER.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
+  return version;
+}
 
 export type CatalogVersionRow = {
   id: string;

@@ -2,11 +2,10 @@ import { RawJson } from "@/lib/api/json";
 import type { Page } from "@/lib/api/pagination";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError } from "@/lib/errors";
-import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
 import { validateGuardrailDefinition, type GuardrailDefinition } from "@/lib/guardrails/definition";
 import type { ResolvedGuardrail } from "@/lib/guardrails/evaluate";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type GuardrailVersionView = {
   guardrailId: string;
@@ -62,13 +61,6 @@ function summary(row: CatalogVersionRow): GuardrailSummary {
   };
 }
 
-const VERSION = new RegExp(SEMVER_VERSION_PATTERN);
-
-/** A guardrail version in a path is full semver (like agent versions); anything else is 400 bad-input before any database access. */
-function checkVersion(version: string): string {
-  if (!VERSION.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
-  return version;
-}
 
 /**
  * The project a registration without `projectId` goes to: the key's project, else the tenant's default project.
@@ -132,12 +124,12 @@ export async function listGuardrailVersions(actor: Actor, guardrailId: string, p
 
 /** One version with its definition exactly as registered (unregistered versions stay readable). */
 export async function getGuardrailVersion(actor: Actor, guardrailId: string, version: string): Promise<GuardrailVersionView> {
-  return guardrailVersionView(await getCatalogVersion(actor, "guardrail", guardrailId, checkVersion(version)));
+  return guardrailVersionView(await getCatalogVersion(actor, "guardrail", guardrailId, requireSemverVersion(version)));
 }
 
 /** Unregisters (hides from lists and from resolution) or reinstates a version; doing it twice answers the same state. */
 export async function setGuardrailVersionStatus(actor: Actor, guardrailId: string, version: string, status: "active" | "unregistered"): Promise<GuardrailVersionView> {
-  return guardrailVersionView(await setCatalogVersionStatus(actor, "guardrail", guardrailId, checkVersion(version), status));
+  return guardrailVersionView(await setCatalogVersionStatus(actor, "guardrail", guardrailId, requireSemverVersion(version), status));
 }
 
 /**
