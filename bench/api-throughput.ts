@@ -25,11 +25,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, REQUEST_TIMEOUT_MS } from "./common";
 import { freePort, freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 
-const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 const MIN_TOOLS_FOR_LIST = 300;
-const REQUEST_TIMEOUT_MS = 30_000;
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 /** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
 let interrupted = false;
@@ -151,12 +150,6 @@ async function scenario(name: string, count: number, options: Options, make: (i:
   if (interrupted) throw new Error("interrupted");
   console.log(`${result.seconds.toFixed(2)} s`);
   return { ...result, warmupErrors };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
 function printTable(results: Result[]) {
@@ -290,41 +283,11 @@ async function startBaseline(dir: string): Promise<{ baseUrl: string; stop: () =
   throw new Error(`baseline server did not answer:\n${output}`);
 }
 
-async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
-  const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const cleanups: Array<{ label: string; fn: () => Promise<void> | void }> = [];
-  let cleaning: Promise<void> | null = null;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const { label, fn } of cleanups.reverse()) {
-        try {
-          await fn();
-        } catch (error) {
-          console.error(`cleanup (${label}) failed: ${error}`);
-        }
-      }
-    })());
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping servers and removing temp directories…`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const { cleanups, release } = cleanupOnExit("stopping servers and removing temp directories…", () => (interrupted = true));
 
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "unknown"}), ${os.platform()} ${os.arch()}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
@@ -398,9 +361,7 @@ async function main() {
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
     if (failing.length) process.exitCode = 1;
   } finally {
-    await cleanup();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
+    await release();
   }
 }
 

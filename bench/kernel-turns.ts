@@ -42,12 +42,11 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
 import { BENCH_AGENT } from "../lib/kernel/bench-harness";
 
-const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
-const REQUEST_TIMEOUT_MS = 30_000;
 const USER_MESSAGE = "UTC";
 const benchDir = path.join(root, "bench");
 /** Set on SIGINT/SIGTERM: the HTTP load stops issuing requests and the run unwinds to its cleanup. */
@@ -122,11 +121,6 @@ type Row = {
   failureSamples: string[];
   note: string;
 };
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
 
 const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
 
@@ -205,19 +199,6 @@ async function measureHarness(id: string, label: string, harness: TurnHarness, o
 // ---------------------------------------------------------------------------------------------------------------
 // (a) over HTTP
 
-type Cleanup = { label: string; fn: () => Promise<void> | void };
-
-async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
-  const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, text, json };
-}
 
 /** Builds unless --skip-build finds a build; a build blocked by another `next build` here is retried for up to 5 min. */
 async function buildOnce(options: Options): Promise<void> {
@@ -390,25 +371,7 @@ async function peerInMemory(options: Options): Promise<Row> {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  const cleanups: Cleanup[] = [];
-  let cleaning: Promise<void> | null = null;
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const { label, fn } of cleanups.reverse()) {
-        try {
-          await fn();
-        } catch (error) {
-          console.error(`cleanup (${label}) failed: ${error}`);
-        }
-      }
-    })());
-  const onSignal = (signal: NodeJS.Signals) => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping the server and removing temp data…`);
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const { cleanups, release } = cleanupOnExit("stopping the server and removing temp data…", () => (interrupted = true));
 
   const cpus = os.cpus();
   const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", platform: `${os.platform()} ${os.arch()}`, node: process.version, loadAverage: os.loadavg().map((n) => Number(n.toFixed(2))) };
@@ -424,9 +387,7 @@ async function main(): Promise<void> {
     if (options.rows.has("b")) rows.push(await kernelInProcess(options, cleanups));
     if (options.rows.has("c")) rows.push(await peerInMemory(options));
   } finally {
-    await cleanup();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
+    await release();
   }
 
   console.log("");

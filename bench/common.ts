@@ -1,0 +1,58 @@
+/** What the benchmark scripts share: the local PostgreSQL default, HTTP helpers, percentiles, and cleanup on exit. */
+
+export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+export async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
+  const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+export type Cleanup = { label: string; fn: () => Promise<void> | void };
+
+/**
+ * Cleanups run once, last registered first, at the end of the run or on SIGINT/SIGTERM (then the process exits
+ * with 130 after `onInterrupt`, which stops the load loops). `release()` runs them and removes the signal handlers.
+ */
+export function cleanupOnExit(message: string, onInterrupt: () => void): { cleanups: Cleanup[]; release: () => Promise<void> } {
+  const cleanups: Cleanup[] = [];
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const { label, fn } of cleanups.reverse()) {
+        try {
+          await fn();
+        } catch (error) {
+          console.error(`cleanup (${label}) failed: ${error}`);
+        }
+      }
+    })());
+  const onSignal = (signal: NodeJS.Signals) => {
+    onInterrupt();
+    console.error(`\n${signal}: ${message}`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    cleanups,
+    release: async () => {
+      await cleanup();
+      process.removeListener("SIGINT", onSignal);
+      process.removeListener("SIGTERM", onSignal);
+    },
+  };
+}
