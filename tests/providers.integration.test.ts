@@ -8,7 +8,7 @@ import { ModelProviderError, type ModelRequest } from "@/lib/models/provider";
 import { startWireServer, type WireServer } from "@/lib/models/providers/testing/wire-server";
 import type { Actor } from "@/lib/services/actor";
 import { createTenant } from "@/lib/services/create-tenant";
-import { instantiateProvider, providersForTenant, registerModelProvider } from "@/lib/services/model-providers";
+import { instantiateProvider, providersForProject, registerModelProvider } from "@/lib/services/model-providers";
 import { deleteSecret, putSecret } from "@/lib/services/secrets";
 import { call, expectError, kindgi, newTenant } from "./helpers/api";
 import { freshPostgresDatabase, newOperatorToken, startServer } from "./helpers/server";
@@ -137,6 +137,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       source: "tenant",
       baseUrl: "http://127.0.0.1:11434/v1",
       apiKeySecret: "llm.key",
+      projectIds: null,
       models: [
         { name: "llama3.1:8b", contextTokens: 128000, features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
         { name: "qwen2.5", features: [] },
@@ -157,7 +158,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       ["scripted", "built-in"],
       ["dev-echo", "built-in"],
     ]);
-    expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", models: created.body.models });
+    expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", projectIds: null, models: created.body.models });
     expect(list.body.data[3]).not.toHaveProperty("baseUrl");
     const paged = (await call("GET", "/v1/providers?limit=1", { key: tenant.key })).body;
     expect(paged).toMatchObject({ data: [{ id: "local-llm" }], hasMore: true });
@@ -368,7 +369,7 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     const firstKey = canary();
     await putSecret(actor, { name: "wire.key", value: firstKey });
     await registerModelProvider(actor, { id: "wire", kind: "openai-compatible", baseUrl: `${wire.url}/v1`, apiKeySecret: "wire.key", models: [{ name: "wire-model", features: ["tool-use"], inputUsdPerMTok: 1, outputUsdPerMTok: 2 }] });
-    const providers = await providersForTenant(actor.tenantId, {} as NodeJS.ProcessEnv);
+    const providers = await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv);
     expect(providers.map((p) => [p.id, p.source])).toEqual([["wire", "tenant"], ["dev-echo", "built-in"]]);
     expect(JSON.stringify(providers)).not.toContain(firstKey);
 
@@ -408,7 +409,7 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     const key = canary();
     await putSecret(actor, { name: "claude", value: key });
     await registerModelProvider(actor, { id: "claude-proxy", kind: "anthropic", baseUrl: `http://localhost:${new URL(wire.url).port}`, apiKeySecret: "claude", models: [{ name: "claude-haiku-4-5" }] });
-    const [descriptor] = await providersForTenant(actor.tenantId, {} as NodeJS.ProcessEnv);
+    const [descriptor] = await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv);
     expect(descriptor).toMatchObject({ id: "claude-proxy", source: "tenant", apiKeySecret: "claude" });
 
     const sent = wire.requests.length;

@@ -10,7 +10,7 @@ import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { retrieveFacts } from "@/lib/services/memory";
-import { instantiateProvider, providersForTenant } from "@/lib/services/model-providers";
+import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
@@ -99,11 +99,11 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   async route(scope, definition) {
-    return routeCapability(definition, await providersForTenant(scope.tenantId));
+    return routeCapability(definition, await providersForProject(scope.tenantId, scope.projectId));
   },
 
   async modelProvider(scope, providerId) {
-    const descriptor = (await providersForTenant(scope.tenantId)).find((provider) => provider.id === providerId);
+    const descriptor = (await providersForProject(scope.tenantId, scope.projectId)).find((provider) => provider.id === providerId);
     return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
   },
 

@@ -62,6 +62,14 @@ export const tenantProviderBodySchema = {
         "Absolute http(s) URL without credentials, query or fragment, e.g. `https://api.example.com/v1`. Cloud metadata and link-local hosts are always refused; loopback and private addresses only unless the server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1.",
     },
     apiKeySecret: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,128}$", description: "The name of a stored secret of the tenant (POST /v1/secrets) holding the API key; read on every call." },
+    projectIds: {
+      type: "array",
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: { type: "string", format: "uuid" },
+      description: "Limit the provider to the runs of these projects of the tenant. Omitted: it may serve every project's runs.",
+    },
     models: {
       type: "array",
       minItems: 1,
@@ -84,7 +92,7 @@ export const tenantProviderBodySchema = {
 } as const;
 
 /** A validated tenant provider configuration. */
-export type TenantProviderConfig = { id: string; kind: TenantProviderKind; baseUrl: string; apiKeySecret: string; models: ModelInfo[] };
+export type TenantProviderConfig = { id: string; kind: TenantProviderKind; baseUrl: string; apiKeySecret: string; models: ModelInfo[]; projectIds: string[] | null };
 
 const validateSchema = getValidator(tenantProviderBodySchema);
 
@@ -108,7 +116,7 @@ export function validateTenantProviderConfig(body: unknown, options: { allowPriv
     if (Array.isArray(body.models)) issues.push(...duplicateModelNames(body.models));
   }
   if (issues.length > 0) return { ok: false, issues };
-  const valid = body as Omit<TenantProviderConfig, "models"> & { models: Array<Omit<ModelInfo, "features"> & { features?: string[] }> };
+  const valid = body as Omit<TenantProviderConfig, "models" | "projectIds"> & { models: Array<Omit<ModelInfo, "features"> & { features?: string[] }>; projectIds?: string[] };
   return {
     ok: true,
     config: {
@@ -117,6 +125,7 @@ export function validateTenantProviderConfig(body: unknown, options: { allowPriv
       baseUrl: new URL(valid.baseUrl).href,
       apiKeySecret: valid.apiKeySecret,
       models: valid.models.map((model) => ({ ...model, features: [...(model.features ?? [])] })),
+      projectIds: valid.projectIds ? valid.projectIds.map((id) => id.toLowerCase()) : null,
     },
   };
 }

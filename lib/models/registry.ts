@@ -61,10 +61,12 @@ export type ProviderDescriptor = {
   apiKeyEnv?: "OPENAI_API_KEY" | "ANTHROPIC_API_KEY";
   /** A tenant provider's key: the NAME of the tenant's secret, resolved on every call (never the value). */
   apiKeySecret?: string;
+  /** A tenant provider limited to the runs of these projects; null or absent: every project. */
+  projectIds?: string[] | null;
 };
 
 /** What GET /v1/providers shows of a provider: a tenant's own providers add their URL and the name of their key's secret. */
-export type ProviderView = { id: string; kind: ProviderKind; models: ModelInfo[]; source: ProviderSource; baseUrl?: string; apiKeySecret?: string };
+export type ProviderView = { id: string; kind: ProviderKind; models: ModelInfo[]; source: ProviderSource; baseUrl?: string; apiKeySecret?: string; projectIds?: string[] | null };
 
 /** Known context sizes and list prices; a model not named here is listed without them. */
 const KNOWN_MODELS: Record<string, Omit<ModelInfo, "name" | "features">> = {
@@ -151,6 +153,6 @@ export function listProviders(env: Env = process.env): ProviderDescriptor[] {
  */
 export function describeProvider(provider: ProviderDescriptor): ProviderView {
   const view: ProviderView = { id: provider.id, kind: provider.kind, models: provider.models.map((m) => ({ ...m, features: [...m.features] })), source: provider.source };
-  if (provider.source === "tenant") return { ...view, baseUrl: provider.baseUrl, apiKeySecret: provider.apiKeySecret };
+  if (provider.source === "tenant") return { ...view, baseUrl: provider.baseUrl, apiKeySecret: provider.apiKeySecret, projectIds: provider.projectIds ?? null };
   return view;
 }

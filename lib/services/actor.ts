@@ -19,6 +19,8 @@ export type Actor = {
 
 export const canWrite = (actor: Actor) => actor.role !== "viewer";
 export const isAdmin = (actor: Actor) => actor.role === "admin";
+/** A credential that reaches one project only (a narrowed key). */
+export const isNarrowed = (actor: Actor): actor is Actor & { projectId: string } => actor.projectId !== null;
 
 export function requireWrite(actor: Actor): void {
   if (!canWrite(actor)) throw new AppError("permission-denied", "a viewer cannot change anything");
@@ -27,6 +29,81 @@ export function requireWrite(actor: Actor): void {
 export function requireAdmin(actor: Actor): void {
   if (!isAdmin(actor)) throw new AppError("permission-denied", "only a tenant admin can do this");
 }
+
+/**
+ * Resources that belong to the tenant rather than to one project. What a credential may do with each is decided
+ * here, and only here; services call `authorizeTenantWide` before they touch one.
+ */
+export type TenantWideResource = "providers" | "secrets" | "tokens" | "service-accounts" | "projects" | "members";
+export type TenantWideAction = "read" | "write";
+
+/**
+ * Who may do what with a tenant-wide resource:
+ * - `anyone`: every role; a narrowed key too, but services show it only what its project uses
+ *   (providers its project may be routed to, its own project, its own keys narrowed to the same project);
+ * - `writer`: members and admins; a narrowed key only within its project (its own keys narrowed to it);
+ * - `tenant`: credentials that are not narrowed to a project (any role);
+ * - `tenant-admin`: tenant admins whose credential is not narrowed to a project.
+ */
+type Requirement = "anyone" | "writer" | "tenant" | "tenant-admin";
+
+export const TENANT_WIDE_RULES: Record<TenantWideResource, Record<TenantWideAction, Requirement>> = {
+  providers: { read: "anyone", write: "tenant-admin" },
+  secrets: { read: "tenant", write: "tenant-admin" },
+  tokens: { read: "anyone", write: "writer" },
+  "service-accounts": { read: "tenant-admin", write: "tenant-admin" },
+  projects: { read: "anyone", write: "tenant-admin" },
+  members: { read: "tenant", write: "tenant-admin" },
+};
+
+const NOUNS: Record<TenantWideResource, string> = {
+  providers: "the tenant's model providers",
+  secrets: "the tenant's secrets",
+  tokens: "API keys",
+  "service-accounts": "service accounts",
+  projects: "the tenant's projects",
+  members: "the tenant's members",
+};
+
+/**
+ * Throws 403 `permission-denied` unless the actor may `action` the tenant-wide `resource` (TENANT_WIDE_RULES).
+ * A narrowed key is told that its narrowing is the reason (`details.reason: "key-narrowed-to-project"`).
+ */
+export function authorizeTenantWide(actor: Actor, resource: TenantWideResource, action: TenantWideAction): void {
+  const requirement = TENANT_WIDE_RULES[resource][action];
+  const verb = action === "read" ? "read" : "change";
+  if ((requirement === "writer" || action === "write") && !canWrite(actor)) throw new AppError("permission-denied", `a viewer cannot change ${NOUNS[resource]}`);
+  if ((requirement === "tenant" || requirement === "tenant-admin") && isNarrowed(actor)) {
+    throw new AppError("permission-denied", `a key narrowed to project ${actor.projectId} cannot ${verb} ${NOUNS[resource]}: use a key that is not narrowed`, {
+      reason: "key-narrowed-to-project",
+      resource,
+      projectId: actor.projectId,
+    });
+  }
+  if (requirement === "tenant-admin" && !isAdmin(actor)) throw new AppError("permission-denied", `only a tenant admin can ${verb} ${NOUNS[resource]}`);
+}
+
+/**
+ * Whether the actor may act on an API key (see or revoke it): tenant-wide admins on every key of the tenant;
+ * anyone else on their own keys, and a narrowed key only on its own keys narrowed to the same project.
+ */
+export function reachesApiKey(actor: Actor, key: { userId: string; projectId: string | null }): boolean {
+  if (isNarrowed(actor)) return key.userId === actor.userId && key.projectId === actor.projectId;
+  return isAdmin(actor) || key.userId === actor.userId;
+}
+
+/** The Prisma filter on API keys matching `reachesApiKey`. */
+export function apiKeyFilter(actor: Actor): { userId?: string; projectId?: string } {
+  if (isNarrowed(actor)) return { userId: actor.userId, projectId: actor.projectId };
+  return isAdmin(actor) ? {} : { userId: actor.userId };
+}
+
+/**
+ * Whether a provider limited to `projectIds` (null: every project of the tenant) may serve `projectId`, and may be
+ * seen by the actor: a narrowed key sees only the providers its project may be routed to.
+ */
+export const providerServesProject = (projectIds: readonly string[] | null, projectId: string) => projectIds === null || projectIds.includes(projectId);
+export const actorSeesProvider = (actor: Actor, projectIds: readonly string[] | null) => !isNarrowed(actor) || providerServesProject(projectIds, actor.projectId);
 
 /** The projects the actor may see, as a Prisma filter on `projectId`. */
 export function projectFilter(actor: Actor, requested?: string): { projectId?: string | { in: string[] } } {

@@ -8,7 +8,7 @@ import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/l
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
-import { providersForTenant } from "@/lib/services/model-providers";
+import { providersForProject } from "@/lib/services/model-providers";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
@@ -89,7 +89,7 @@ export async function registerAgent(actor: Actor, body: Record<string, unknown>)
     tags: agent.tags ?? [],
   });
   const references = await resolveReferences({ tenantId: actor.tenantId, projectId: row.projectId }, agent.tools);
-  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, await providersForTenant(actor.tenantId)))];
+  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, await providersForProject(actor.tenantId, row.projectId)))];
   return { agentId: row.entryId, version: row.version, warnings };
 }
 
@@ -215,7 +215,7 @@ export async function validateAgentDraft(actor: Actor, body: Record<string, unkn
       preferredProvider: typeof definition.preferredProvider === "string" ? definition.preferredProvider : undefined,
       preferredModel: typeof definition.preferredModel === "string" ? definition.preferredModel : undefined,
     },
-    await providersForTenant(actor.tenantId),
+    await providersForProject(actor.tenantId, projectId),
   );
   const issues = [...(result.ok ? [] : result.issues), ...routingIssues(routing)];
   const warnings = [...result.warnings, ...unresolvedWarnings(references, indexes), ...(await registrationWarnings(actor, definition, projectId))];

@@ -13,17 +13,20 @@ import { allowsPrivateProviderUrls, checkProviderDestination, validateTenantProv
 import { createModelProvider } from "@/lib/models/providers";
 import { isRecord } from "@/lib/models/providers/shared";
 import { describeProvider, LLM_INFERENCE, listProviders, RESERVED_PROVIDER_IDS, type ModelInfo, type ProviderDescriptor, type ProviderView } from "@/lib/models/registry";
-import { type Actor, requireAdmin } from "@/lib/services/actor";
+import { type Actor, actorSeesProvider, authorizeTenantWide, providerServesProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import type { HostResolver } from "@/lib/tools/network-policy";
 
 /** A tenant's provider as the API shows it: its configuration (never the key) and who configured it when. */
-export type TenantProviderView = ProviderView & { source: "tenant"; baseUrl: string; apiKeySecret: string; createdBy: string; createdAt: string; updatedAt: string };
+export type TenantProviderView = ProviderView & { source: "tenant"; baseUrl: string; apiKeySecret: string; projectIds: string[] | null; createdBy: string; createdAt: string; updatedAt: string };
 
-type TenantProviderRow = { providerId: string; kind: string; baseUrl: string; apiKeySecret: string; models: unknown; createdBy: string; createdAt: Date; updatedAt: Date };
+type TenantProviderRow = { providerId: string; kind: string; baseUrl: string; apiKeySecret: string; models: unknown; projectIds: string[]; createdBy: string; createdAt: Date; updatedAt: Date };
 
-const rowSelect = { providerId: true, kind: true, baseUrl: true, apiKeySecret: true, models: true, createdBy: true, createdAt: true, updatedAt: true } as const;
+const rowSelect = { providerId: true, kind: true, baseUrl: true, apiKeySecret: true, models: true, projectIds: true, createdBy: true, createdAt: true, updatedAt: true } as const;
+
+/** The projects a stored provider is limited to; null: every project of the tenant. */
+const limitOf = (row: { projectIds: string[] }): string[] | null => (row.projectIds.length > 0 ? row.projectIds : null);
 
 const finite = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
@@ -55,6 +58,7 @@ function tenantDescriptor(row: TenantProviderRow): ProviderDescriptor {
     routing: "normal",
     baseUrl: row.baseUrl,
     apiKeySecret: row.apiKeySecret,
+    projectIds: limitOf(row),
   };
 }
 
@@ -66,6 +70,7 @@ function tenantProviderView(row: TenantProviderRow): TenantProviderView {
     source: "tenant",
     baseUrl: row.baseUrl,
     apiKeySecret: row.apiKeySecret,
+    projectIds: limitOf(row),
     models,
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),
@@ -74,18 +79,21 @@ function tenantProviderView(row: TenantProviderRow): TenantProviderView {
 }
 
 /**
- * The providers a tenant's agents are routed to, in routing order: the tenant's own (oldest first), then the
- * environment's, then `scripted` (KINDGI_DEV_PROVIDERS=1), then `dev-echo`. Descriptors carry no key: a tenant
- * provider names its secret, an environment provider its variable. Pass `db` inside a transaction.
+ * The providers the runs of one project of a tenant are routed to, in routing order: the tenant's own (oldest
+ * first) that are not limited to other projects, then the environment's, then `scripted` (KINDGI_DEV_PROVIDERS=1),
+ * then `dev-echo`. With `projectId` null, every tenant provider (for listings that show their limits). Descriptors
+ * carry no key: a tenant provider names its secret, an environment provider its variable. Pass `db` inside a
+ * transaction.
  */
-export async function providersForTenant(tenantId: string, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<ProviderDescriptor[]> {
+export async function providersForProject(tenantId: string, projectId: string | null, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<ProviderDescriptor[]> {
   const client = db ?? (await getDb());
   const rows = await client.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect });
-  return [...rows.map(tenantDescriptor), ...listProviders(env)];
+  const serving = projectId === null ? rows : rows.filter((row) => providerServesProject(limitOf(row), projectId));
+  return [...serving.map(tenantDescriptor), ...listProviders(env)];
 }
 
 /**
- * The model provider a run calls for `descriptor` (one of `providersForTenant(tenantId)`).
+ * The model provider a run calls for `descriptor` (one of `providersForProject(tenantId, projectId)`).
  *
  * - dev kinds (dev-echo, scripted): built in, no key;
  * - an environment provider: its key is read from `process.env[descriptor.apiKeyEnv]` now; a missing key rejects
@@ -153,7 +161,7 @@ async function tenantKey(tenantId: string, providerId: string, secretName: strin
  * tenant's (409 provider-already-registered); the key's secret must exist (404 secret-not-found).
  */
 export async function registerModelProvider(actor: Actor, body: Record<string, unknown>): Promise<TenantProviderView> {
-  requireAdmin(actor);
+  authorizeTenantWide(actor, "providers", "write");
   const result = validateTenantProviderConfig(body, { allowPrivateUrls: allowsPrivateProviderUrls() });
   if (!result.ok) throw new AppError("validation-failed", `the provider is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues });
   const config = result.config;
@@ -164,21 +172,27 @@ export async function registerModelProvider(actor: Actor, body: Record<string, u
     if (await tx.tenantModelProvider.findUnique({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: { id: true } })) throw taken();
     const secret = await tx.secret.findFirst({ where: { tenantId: actor.tenantId, name: config.apiKeySecret, deletedAt: null }, select: { id: true } });
     if (!secret) throw new AppError("secret-not-found", `no secret named ${JSON.stringify(config.apiKeySecret)} in this tenant; store the key with POST /v1/secrets first`, { name: config.apiKeySecret });
+    if (config.projectIds) {
+      const found = new Set((await tx.project.findMany({ where: { tenantId: actor.tenantId, id: { in: config.projectIds } }, select: { id: true } })).map((project) => project.id));
+      const issues = config.projectIds.flatMap((id, index) => (found.has(id) ? [] : [{ path: `/projectIds/${index}`, message: "is not a project of the caller's tenant" }]));
+      if (issues.length > 0) throw new AppError("bad-input", `projectIds names ${issues.length} project(s) that are not the tenant's`, { issues });
+    }
     const { count } = await tx.tenantModelProvider.createMany({
-      data: [{ tenantId: actor.tenantId, providerId: config.id, kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, models: config.models, createdBy: actor.userId }],
+      data: [{ tenantId: actor.tenantId, providerId: config.id, kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, models: config.models, projectIds: config.projectIds ?? [], createdBy: actor.userId }],
       skipDuplicates: true,
     });
     if (count === 0) throw taken();
-    await audit(tx, actor, { action: "provider.registered", subjectType: "provider", subjectId: config.id, data: { kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret } });
+    await audit(tx, actor, { action: "provider.registered", subjectType: "provider", subjectId: config.id, data: { kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, projectIds: config.projectIds } });
     return tenantProviderView(await tx.tenantModelProvider.findUniqueOrThrow({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: rowSelect }));
   });
 }
 
 /** One of the tenant's own providers (GET /v1/providers/{providerId}); built-in and environment ids are 404. */
 export async function getModelProvider(actor: Actor, providerId: string): Promise<TenantProviderView> {
+  authorizeTenantWide(actor, "providers", "read");
   const db = await getDb();
   const row = await db.tenantModelProvider.findUnique({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId } }, select: rowSelect });
-  if (!row) throw notFound("provider", providerId);
+  if (!row || !actorSeesProvider(actor, limitOf(row))) throw notFound("provider", providerId);
   return tenantProviderView(row);
 }
 
@@ -187,7 +201,7 @@ export async function getModelProvider(actor: Actor, providerId: string): Promis
  * are routed elsewhere from then on; its secret stays. Built-in and environment ids are 404.
  */
 export async function deleteModelProvider(actor: Actor, providerId: string): Promise<{ id: string; deleted: true }> {
-  requireAdmin(actor);
+  authorizeTenantWide(actor, "providers", "write");
   const db = await getDb();
   return db.$transaction(async (tx) => {
     const { count } = await tx.tenantModelProvider.deleteMany({ where: { tenantId: actor.tenantId, providerId } });
@@ -199,11 +213,14 @@ export async function deleteModelProvider(actor: Actor, providerId: string): Pro
 
 /**
  * The providers the actor's tenant is routed to (GET /v1/providers), in routing order; never a key. The tenant's
- * own providers show their URL and secret name; others show neither.
+ * own providers show their URL, secret name and project limit; others show none of them. A key narrowed to a
+ * project, or a `projectId` filter, shows the providers that project's runs may be routed to.
  */
-export async function listModelProviders(actor: Actor, page: { limit: number; cursor?: string }): Promise<Page<ProviderView>> {
+export async function listModelProviders(actor: Actor, page: { limit: number; cursor?: string; projectId?: string }): Promise<Page<ProviderView>> {
+  authorizeTenantWide(actor, "providers", "read");
   const after = decodeCursor(page.cursor)?.[0];
-  const providers = await providersForTenant(actor.tenantId);
+  if (actor.projectId && page.projectId && page.projectId.toLowerCase() !== actor.projectId) return { data: [], hasMore: false };
+  const providers = await providersForProject(actor.tenantId, actor.projectId ?? page.projectId?.toLowerCase() ?? null);
   // The cursor is the id of the last provider shown; one no longer configured ends the list.
   const start = after === undefined ? 0 : providers.findIndex((provider) => provider.id === after) + 1;
   return toPage(start === 0 && after !== undefined ? [] : providers.slice(start, start + page.limit + 1), page.limit, (provider) => [provider.id], describeProvider);

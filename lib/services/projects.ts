@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
-import { type Actor, requireAdmin } from "@/lib/services/actor";
+import { type Actor, authorizeTenantWide } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 
 export type ProjectView = { id: string; name: string; isDefault: boolean; createdAt: string };
@@ -16,6 +16,7 @@ async function defaultProjectOf(tenantId: string): Promise<string | null> {
 
 /** Projects the actor can see, oldest first. */
 export async function listProjects(actor: Actor, options: { limit: number; cursor?: string }): Promise<Page<ProjectView>> {
+  authorizeTenantWide(actor, "projects", "read");
   const db = await getDb();
   const after = decodeCursor(options.cursor) as [string, string] | undefined;
   const rows = await db.project.findMany({
@@ -32,6 +33,7 @@ export async function listProjects(actor: Actor, options: { limit: number; curso
 }
 
 export async function getProject(actor: Actor, projectId: string): Promise<ProjectView> {
+  authorizeTenantWide(actor, "projects", "read");
   const db = await getDb();
   const row = await db.project.findFirst({ where: { id: projectId, tenantId: actor.tenantId } });
   if (!row || (actor.projectId && actor.projectId !== row.id)) throw notFound("project", projectId);
@@ -40,8 +42,7 @@ export async function getProject(actor: Actor, projectId: string): Promise<Proje
 
 /** Creates a project in the actor's tenant (admins only; a key narrowed to one project cannot). */
 export async function createProject(actor: Actor, input: { name: string }): Promise<ProjectView> {
-  requireAdmin(actor);
-  if (actor.projectId) throw new AppError("permission-denied", "a key narrowed to one project cannot create projects");
+  authorizeTenantWide(actor, "projects", "write");
   const name = input.name.trim();
   if (!name) throw new AppError("bad-input", "name must not be blank", { issues: [{ path: "/name", message: "must not be blank" }] });
   const db = await getDb();

@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db";
 import { databaseConfig } from "@/lib/db/config";
 import { AppError, notFound } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
-import { type Actor, requireAdmin } from "@/lib/services/actor";
+import { type Actor, authorizeTenantWide } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { decryptSecret, encryptSecret, loadSecretsKey, secretAad } from "@/lib/secrets/crypto";
 
@@ -26,7 +26,7 @@ function secretsKey(): Buffer {
 
 /** Stores a new version of a secret (tenant admins). The value is never returned or logged. */
 export async function putSecret(actor: Actor, input: { name: string; value: string }): Promise<SecretView> {
-  requireAdmin(actor);
+  authorizeTenantWide(actor, "secrets", "write");
   const key = secretsKey();
   const db = await getDb();
   return db.$transaction(async (tx) => {
@@ -43,6 +43,7 @@ export async function putSecret(actor: Actor, input: { name: string; value: stri
 
 /** The tenant's secrets: names and current versions only, ordered by name. */
 export async function listSecrets(actor: Actor, page: { limit: number; cursor?: string }): Promise<Page<SecretView>> {
+  authorizeTenantWide(actor, "secrets", "read");
   const db = await getDb();
   const after = decodeCursor(page.cursor) as [string] | undefined;
   const rows = await db.secret.findMany({
@@ -57,7 +58,7 @@ export async function listSecrets(actor: Actor, page: { limit: number; cursor?: 
 
 /** Deletes every version of a secret (tenant admins); tools that name it fail until it is written again. */
 export async function deleteSecret(actor: Actor, name: string): Promise<{ name: string; deleted: true }> {
-  requireAdmin(actor);
+  authorizeTenantWide(actor, "secrets", "write");
   const db = await getDb();
   return db.$transaction(async (tx) => {
     const { count } = await tx.secret.updateMany({ where: { tenantId: actor.tenantId, name, deletedAt: null }, data: { deletedAt: new Date() } });

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
-import { type Actor, isAdmin, requireWrite, resolveWritableProject } from "@/lib/services/actor";
+import { type Actor, apiKeyFilter, authorizeTenantWide, reachesApiKey, resolveWritableProject } from "@/lib/services/actor";
 import { generateApiKey, hashApiKey, keyPrefix } from "@/lib/services/api-keys";
 import { audit } from "@/lib/services/audit";
 
@@ -33,13 +33,13 @@ const view = (row: TokenRow): TokenView => ({
 export type MintTokenInput = { name: string; projectId?: string; serviceAccount?: { name: string; role?: "member" | "viewer" | "admin" } };
 
 /**
- * Mints an API key acting for the caller, or (admins only) for a new service account.
+ * Mints an API key acting for the caller, or (tenant-wide admins only) for a new service account.
  * A key narrowed to a project can only mint keys narrowed to the same project.
  * The key is in the response once and never again.
  */
 export async function mintToken(actor: Actor, input: MintTokenInput): Promise<TokenView & { key: string }> {
-  requireWrite(actor);
-  if (input.serviceAccount && !isAdmin(actor)) throw new AppError("permission-denied", "only a tenant admin can create service-account keys");
+  authorizeTenantWide(actor, "tokens", "write");
+  if (input.serviceAccount) authorizeTenantWide(actor, "service-accounts", "write");
   const name = input.name.trim();
   if (!name) throw new AppError("bad-input", "name must not be blank", { issues: [{ path: "/name", message: "must not be blank" }] });
   const db = await getDb();
@@ -57,14 +57,18 @@ export async function mintToken(actor: Actor, input: MintTokenInput): Promise<To
   });
 }
 
-/** Keys of the tenant (admins) or the caller's own keys (everyone else), newest first. */
+/**
+ * Keys of the tenant (tenant-wide admins), the caller's own keys (everyone else), or, for a key narrowed to a
+ * project, the caller's own keys narrowed to the same project; newest first.
+ */
 export async function listTokens(actor: Actor, options: { limit: number; cursor?: string; includeRevoked?: boolean }): Promise<Page<TokenView>> {
+  authorizeTenantWide(actor, "tokens", "read");
   const db = await getDb();
   const after = decodeCursor(options.cursor) as [string, string] | undefined;
   const rows = await db.apiKey.findMany({
     where: {
       tenantId: actor.tenantId,
-      ...(isAdmin(actor) && !actor.projectId ? {} : { userId: actor.userId }),
+      ...apiKeyFilter(actor),
       ...(options.includeRevoked === false ? { revokedAt: null } : {}),
       ...(after ? { OR: [{ createdAt: { lt: new Date(after[0]) } }, { createdAt: new Date(after[0]), id: { lt: after[1] } }] } : {}),
     },
@@ -75,14 +79,13 @@ export async function listTokens(actor: Actor, options: { limit: number; cursor?
   return toPage(rows, options.limit, (row) => [row.createdAt.toISOString(), row.id], view);
 }
 
-/** Revokes a key; effective on its next request. Revoking a revoked key answers it unchanged. */
+/** Revokes a key the actor reaches (see `reachesApiKey`; others are 404); effective on its next request. Revoking a revoked key answers it unchanged. */
 export async function revokeToken(actor: Actor, tokenId: string): Promise<TokenView> {
-  requireWrite(actor);
+  authorizeTenantWide(actor, "tokens", "write");
   const db = await getDb();
   return db.$transaction(async (tx) => {
     const row = await tx.apiKey.findFirst({ where: { id: tokenId, tenantId: actor.tenantId }, select: tokenSelect });
-    const mayRevoke = row && (row.user.id === actor.userId || (isAdmin(actor) && !actor.projectId));
-    if (!row || !mayRevoke) throw notFound("token", tokenId);
+    if (!row || !reachesApiKey(actor, { userId: row.user.id, projectId: row.projectId })) throw notFound("token", tokenId);
     if (row.revokedAt) return view(row);
     const updated = await tx.apiKey.update({ where: { id: row.id }, data: { revokedAt: new Date() }, select: tokenSelect });
     await audit(tx, actor, { action: "api-key.revoked", subjectType: "api-key", subjectId: row.id, projectId: row.projectId });

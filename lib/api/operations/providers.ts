@@ -1,5 +1,5 @@
 import { defineOperation } from "@/lib/api/operation";
-import { dateTime, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
+import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
 import { TENANT_PROVIDER_KINDS, tenantProviderBodySchema } from "@/lib/models/provider-config";
 
 const providerParams = { providerId: { kind: "providerId", description: "A provider id of the tenant, e.g. `local-ollama`." } } as const;
@@ -29,19 +29,21 @@ const providerSummary = {
     source: { enum: ["tenant", "environment", "built-in"] },
     baseUrl: { type: "string", description: "Only for the tenant's own providers." },
     apiKeySecret: { type: "string", description: "Only for the tenant's own providers: the name of the secret holding the key (never the key)." },
+    projectIds: { ...nullable({ type: "array", items: uuid }), description: "Only for the tenant's own providers: the projects whose runs it may serve; null: every project." },
   },
 } as const;
 
 /** One of the tenant's own providers. */
 const tenantProvider = {
   type: "object",
-  required: ["id", "kind", "source", "baseUrl", "apiKeySecret", "models", "createdBy", "createdAt", "updatedAt"],
+  required: ["id", "kind", "source", "baseUrl", "apiKeySecret", "projectIds", "models", "createdBy", "createdAt", "updatedAt"],
   properties: {
     id: { type: "string" },
     kind: { enum: TENANT_PROVIDER_KINDS },
     source: { const: "tenant" },
     baseUrl: { type: "string" },
     apiKeySecret: { type: "string", description: "The name of the secret holding the key (never the key)." },
+    projectIds: { ...nullable({ type: "array", items: uuid }), description: "The projects whose runs it may serve; null: every project of the tenant." },
     models: { type: "array", items: modelSchema },
     createdBy: uuid,
     createdAt: dateTime,
@@ -56,9 +58,9 @@ export const listProvidersOperation = defineOperation({
   tag: "Providers",
   summary: "List the model providers the tenant's agents are routed to, in routing order",
   description:
-    "The tenant's own providers (POST /v1/providers, oldest first), then `openai` and `anthropic` when their API key is set in the environment, then `scripted` when KINDGI_DEV_PROVIDERS=1, then `dev-echo`, always there (the fallback). Keys are never shown; URLs only for the tenant's own providers.",
+    "The tenant's own providers (POST /v1/providers, oldest first), then `openai` and `anthropic` when their API key is set in the environment, then `scripted` when KINDGI_DEV_PROVIDERS=1, then `dev-echo`, always there (the fallback). Keys are never shown; URLs only for the tenant's own providers. A tenant provider limited to projects (`projectIds`) is listed for a `projectId` filter, or a key narrowed to a project, only when it serves that project.",
   auth: "key",
-  query: { ...pageQuery },
+  query: { ...pageQuery, projectId: { ...uuid, description: "Only the providers this project's runs may be routed to." } },
   responses: { 200: { description: "A page of providers.", schema: pageOf(providerSummary) } },
   errors: ["bad-input", "unknown-field"],
 });

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "TenantModelProvider" ADD COLUMN     "projectIds" UUID[] DEFAULT ARRAY[]::UUID[];
