@@ -108,15 +108,8 @@ export function jsonSchemaIssues(schema: Record<string, unknown>, transport: Too
   }
   const ajv = ajvFor(dialect, !isMcp);
   if (!ajv.validateSchema(schema)) return issuesFromAjvErrors(ajv.errors ?? []);
-  const patternIssues = schemaPatterns(schema, "").flatMap(({ path, pattern }) => {
-    const problem = linearPatternProblem(pattern);
-    return problem ? [{ path, message: problem }] : [];
-  });
-  if (patternIssues.length > 0) return patternIssues;
-  if (!isMcp) {
-    const matching = matchingPropertyIssues(schema, "");
-    if (matching.length > 0) return matching;
-  }
+  const regexIssues = schemaRegexIssues(schema, { strict: !isMcp });
+  if (regexIssues.length > 0) return regexIssues;
   try {
     compileDialectSchema(schema, dialect, { strict: !isMcp });
     return [];
@@ -161,6 +154,20 @@ function findKeyword(schema: unknown, keyword: string, pointer: string): string 
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/**
+ * The problems of `schema`'s regular expressions, which compiling it would not point at: each `pattern` and
+ * `patternProperties` name that the linear-time engine cannot run (at its own pointer), and, in strict mode, each
+ * `properties` name that a `patternProperties` pattern of the same schema matches. [] when there are none.
+ */
+export function schemaRegexIssues(schema: Record<string, unknown>, options: { strict: boolean }): Issue[] {
+  const patternIssues = schemaPatterns(schema, "").flatMap(({ path, pattern }) => {
+    const problem = linearPatternProblem(pattern);
+    return problem ? [{ path, message: problem }] : [];
+  });
+  if (patternIssues.length > 0 || !options.strict) return patternIssues;
+  return matchingPropertyIssues(schema, "");
 }
 
 /** Every regular expression of `schema` and its subschemas: `pattern` values and `patternProperties` names. */
