@@ -38,22 +38,25 @@ type Sample = { start: number; end: number; ms: number; status: number };
 
 /**
  * Calls GET /health one request after another while a run started by `start` is in progress (from the 202 until
- * `settle` returns), and returns `settle`'s result with every sample and the window.
- * A request that takes more than 5 s is aborted (status 0), so a stalled server fails the test instead of hanging it.
+ * `settle` returns), and returns `settle`'s result with every sample and the window. A request still unanswered
+ * after STALL_MS is aborted and fails the test at once, instead of leaving it to hang on a stalled server.
  */
 async function measureHealthDuring<T>(start: () => Promise<string>, settle: (runId: string) => Promise<T>): Promise<{ result: T; samples: Sample[]; window: { start: number; end: number } }> {
   const samples: Sample[] = [];
   let done = false;
+  let stalled: (error: Error) => void = () => {};
+  const stall = new Promise<never>((_, reject) => (stalled = reject));
+  stall.catch(() => {});
   const pinger = (async () => {
     while (!done) {
       const begin = performance.now();
       let status = 0;
       try {
-        const response = await fetch(`${kindgi().baseUrl}/health`, { signal: AbortSignal.timeout(5000) });
+        const response = await fetch(`${kindgi().baseUrl}/health`, { signal: AbortSignal.timeout(STALL_MS) });
         await response.text();
         status = response.status;
       } catch {
-        status = 0;
+        stalled(new Error(`GET /health did not answer within ${STALL_MS} ms: the server is stalled`));
       }
       const end = performance.now();
       samples.push({ start: begin, end, ms: end - begin, status });
@@ -62,9 +65,9 @@ async function measureHealthDuring<T>(start: () => Promise<string>, settle: (run
   })();
   try {
     await sleep(100); // the pinger is running before the run starts
-    const runId = await start();
+    const runId = await Promise.race([start(), stall]);
     const windowStart = performance.now();
-    const result = await settle(runId);
+    const result = await Promise.race([settle(runId), stall]);
     return { result, samples, window: { start: windowStart, end: performance.now() } };
   } finally {
     done = true;
