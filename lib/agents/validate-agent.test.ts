@@ -245,6 +245,15 @@ describe("validateAgentDefinition", () => {
       expect(issues[0].message).toContain(problem);
     });
 
+    it("refuses a pattern the linear-time engine cannot run, at the pattern keyword", () => {
+      const schema = { type: "object", properties: { word: { type: "string", pattern: "^(\\w)\\1$" } } };
+      expect(issuesOf({ ...base(), output: { schema } })).toEqual([
+        { path: "/output/schema/properties/word/pattern", message: expect.stringMatching(/^does not compile as a JSON Schema \(draft 2020-12, strict\): .*backreferences/) },
+      ]);
+      const catastrophic = { type: "object", properties: { word: { type: "string", pattern: "^(a|a)+$" } } };
+      expect(validateAgentDefinition({ ...base(), output: { schema: catastrophic } }).ok).toBe(true);
+    });
+
     it("requires the schema to be an object", () => {
       expect(issuesOf({ ...base(), output: { name: "x" } })).toEqual([
         { path: "/output/schema", message: 'missing required field "schema"' },

@@ -3,7 +3,7 @@
  * rules a schema cannot say. Every problem is reported once, at a JSON pointer, in plain words.
  */
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { compileDialectSchema, schemaRegexIssues } from "../tools/json-schema";
 import semver from "semver";
 import {
   NON_BLANK_PATTERN,
@@ -231,31 +231,30 @@ function toolIssues(def: Raw): Issue[] {
 
 /** Checks schemas against the draft 2020-12 meta-schema (compiled once, shared). */
 const metaSchemaAjv = new Ajv2020();
+const OUTPUT_SCHEMA_PROBLEM = "does not compile as a JSON Schema (draft 2020-12, strict): ";
 
 /**
- * Why `schema` does not compile as draft 2020-12 in Ajv strict mode, or null when it does.
- * The same strictness as a native tool's schemas (lib/tools/json-schema.ts): every strict check, union types allowed.
+ * Why `schema` does not compile as draft 2020-12 in Ajv strict mode, as issues relative to the schema ([] when it
+ * compiles). Compiled as the kernel compiles it (lib/tools/json-schema.ts): the same strictness as a native tool's
+ * schemas, patterns on the linear-time engine; a pattern that engine cannot run is reported at its own pointer.
  */
-function outputSchemaProblem(schema: Raw): string | null {
+function outputSchemaIssues(schema: Raw): Issue[] {
   try {
     if (!metaSchemaAjv.validateSchema(schema)) {
-      return `schema is invalid: ${metaSchemaAjv.errorsText(metaSchemaAjv.errors)}`;
+      return [{ path: "", message: `schema is invalid: ${metaSchemaAjv.errorsText(metaSchemaAjv.errors)}` }];
     }
-    // A fresh instance per compile (cheap without meta-validation): an $id stays local to its definition.
-    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, validateSchema: false });
-    addFormats(ajv);
-    ajv.compile(schema);
-    return null;
+    const regexIssues = schemaRegexIssues(schema, { strict: true });
+    if (regexIssues.length > 0) return regexIssues;
+    compileDialectSchema(schema, "2020-12", { strict: true });
+    return [];
   } catch (err) {
-    return (err as Error).message;
+    return [{ path: "", message: (err as Error).message }];
   }
 }
 
 function outputIssues(def: Raw): Issue[] {
   if (!isRecord(def.output) || !isRecord(def.output.schema)) return [];
-  const problem = outputSchemaProblem(def.output.schema);
-  if (!problem) return [];
-  return [{ path: "/output/schema", message: `does not compile as a JSON Schema (draft 2020-12, strict): ${problem}` }];
+  return outputSchemaIssues(def.output.schema).map((issue) => ({ path: `/output/schema${issue.path}`, message: OUTPUT_SCHEMA_PROBLEM + issue.message }));
 }
 
 function retrievalIssues(def: Raw): Issue[] {

@@ -8,7 +8,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import Ajv2019 from "ajv/dist/2019";
 import Ajv2020 from "ajv/dist/2020";
 import draft06MetaSchema from "ajv/dist/refs/json-schema-draft-06.json";
-import addFormats from "ajv-formats";
+import { addLinearFormats, linearPatternProblem, linearRegexOptions, linearTest } from "./linear-regex";
 
 /** One problem, at a JSON pointer ("" is the root). */
 import type { Issue } from "@/lib/errors";
@@ -35,7 +35,7 @@ const SUBSCHEMA_KEYWORDS = new Set([
   "not", "if", "then", "else", "contains", "items", "additionalItems", "additionalProperties",
   "unevaluatedItems", "unevaluatedProperties", "propertyNames", "allOf", "anyOf", "oneOf", "prefixItems",
 ]);
-const SUBSCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+const SUBSCHEMA_MAP_KEYWORDS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
 
 /**
  * Uses of one Ajv instance before it is replaced: Ajv keeps every compiled function in its code scope, which
@@ -67,11 +67,12 @@ function ajvFor(dialect: SchemaDialect, strict: boolean): Ajv {
 
 function createAjv(dialect: SchemaDialect, strict: boolean): Ajv {
   // Union types (`type: ["string", "null"]`) are plain JSON Schema, so strict mode allows them here.
-  const options = { strict, allowUnionTypes: true, allErrors: true, useDefaults: true, logger: false as const };
+  // Patterns run on the linear-time engine; allowMatchingProperties: strict mode's check that no `properties` name
+  // matches a `patternProperties` pattern would run the pattern on V8's backtracking engine while compiling.
+  const options = { strict, allowUnionTypes: true, allowMatchingProperties: true, allErrors: true, useDefaults: true, logger: false as const, ...linearRegexOptions };
   const ajv = dialect === "2020-12" ? new Ajv2020(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv(options);
   if (dialect === "draft-06") ajv.addMetaSchema(draft06MetaSchema);
-  addFormats(ajv);
-  return ajv;
+  return addLinearFormats(ajv);
 }
 
 /**
@@ -107,6 +108,8 @@ export function jsonSchemaIssues(schema: Record<string, unknown>, transport: Too
   }
   const ajv = ajvFor(dialect, !isMcp);
   if (!ajv.validateSchema(schema)) return issuesFromAjvErrors(ajv.errors ?? []);
+  const regexIssues = schemaRegexIssues(schema, { strict: !isMcp });
+  if (regexIssues.length > 0) return regexIssues;
   try {
     compileDialectSchema(schema, dialect, { strict: !isMcp });
     return [];
@@ -146,19 +149,65 @@ function safeDecode(fragment: string): string {
 function findKeyword(schema: unknown, keyword: string, pointer: string): string | undefined {
   if (!isObject(schema)) return undefined;
   if (keyword in schema) return pointer;
-  for (const [key, value] of Object.entries(schema)) {
-    const base = `${pointer}/${escapePointer(key)}`;
-    const children: Array<[string, unknown]> = SUBSCHEMA_MAP_KEYWORDS.has(key) && isObject(value)
-      ? Object.entries(value).map(([name, child]) => [`${base}/${escapePointer(name)}`, child])
-      : SUBSCHEMA_KEYWORDS.has(key)
-        ? Array.isArray(value) ? value.map((child, index) => [`${base}/${index}`, child]) : [[base, value]]
-        : [];
-    for (const [childPointer, child] of children) {
-      const found = findKeyword(child, keyword, childPointer);
-      if (found !== undefined) return found;
-    }
+  for (const [childPointer, child] of subschemas(schema, pointer)) {
+    const found = findKeyword(child, keyword, childPointer);
+    if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/**
+ * The problems of `schema`'s regular expressions, which compiling it would not point at: each `pattern` and
+ * `patternProperties` name that the linear-time engine cannot run (at its own pointer), and, in strict mode, each
+ * `properties` name that a `patternProperties` pattern of the same schema matches. [] when there are none.
+ */
+export function schemaRegexIssues(schema: Record<string, unknown>, options: { strict: boolean }): Issue[] {
+  const patternIssues = schemaPatterns(schema, "").flatMap(({ path, pattern }) => {
+    const problem = linearPatternProblem(pattern);
+    return problem ? [{ path, message: problem }] : [];
+  });
+  if (patternIssues.length > 0 || !options.strict) return patternIssues;
+  return matchingPropertyIssues(schema, "");
+}
+
+/** Every regular expression of `schema` and its subschemas: `pattern` values and `patternProperties` names. */
+function schemaPatterns(schema: unknown, pointer: string): Array<{ path: string; pattern: string }> {
+  if (!isObject(schema)) return [];
+  const found: Array<{ path: string; pattern: string }> = [];
+  if (typeof schema.pattern === "string") found.push({ path: `${pointer}/pattern`, pattern: schema.pattern });
+  if (isObject(schema.patternProperties)) {
+    for (const name of Object.keys(schema.patternProperties)) found.push({ path: `${pointer}/patternProperties/${escapePointer(name)}`, pattern: name });
+  }
+  for (const [childPointer, child] of subschemas(schema, pointer)) found.push(...schemaPatterns(child, childPointer));
+  return found;
+}
+
+/**
+ * Strict mode's rule that no name in `properties` matches a `patternProperties` pattern of the same schema (Ajv's
+ * own check runs the pattern on V8's engine, so it is turned off and done here on the linear-time engine).
+ */
+function matchingPropertyIssues(schema: unknown, pointer: string): Issue[] {
+  if (!isObject(schema)) return [];
+  const issues: Issue[] = [];
+  if (isObject(schema.properties) && isObject(schema.patternProperties)) {
+    for (const name of Object.keys(schema.properties)) {
+      const pattern = Object.keys(schema.patternProperties).find((candidate) => linearTest(candidate, name));
+      if (pattern !== undefined)
+        issues.push({ path: `${pointer}/properties/${escapePointer(name)}`, message: `matches the patternProperties pattern ${JSON.stringify(pattern)}; strict mode allows no such overlap` });
+    }
+  }
+  for (const [childPointer, child] of subschemas(schema, pointer)) issues.push(...matchingPropertyIssues(child, childPointer));
+  return issues;
+}
+
+/** The direct subschemas of `schema`, with their JSON pointers. */
+function subschemas(schema: Record<string, unknown>, pointer: string): Array<[string, unknown]> {
+  return Object.entries(schema).flatMap(([key, value]): Array<[string, unknown]> => {
+    const base = `${pointer}/${escapePointer(key)}`;
+    if (SUBSCHEMA_MAP_KEYWORDS.has(key)) return isObject(value) ? Object.entries(value).map(([name, child]) => [`${base}/${escapePointer(name)}`, child]) : [];
+    if (SUBSCHEMA_KEYWORDS.has(key)) return Array.isArray(value) ? value.map((child, index) => [`${base}/${index}`, child]) : [[base, value]];
+    return [];
+  });
 }
 
 /**

@@ -201,6 +201,34 @@ describe("input and output schemas", () => {
     expectValid({ ...base, input: { ...input, $defs: { x: { $id: "https://acme.example/x.json", type: "string" } } } });
   });
 
+  test("a pattern the linear-time engine cannot run is refused at the pattern keyword, in every dialect", () => {
+    const word = (pattern: string) => ({ type: "object", properties: { word: { type: "string", pattern } } });
+    expect(issuesOf({ ...base, input: word("^(\\w+)\\1$") })).toEqual([
+      { path: "/input/properties/word/pattern", message: expect.stringContaining("backreferences") },
+    ]);
+    expectIssue({ ...base, output: { type: "array", items: { type: "string", pattern: "a(?=b)" } } }, "/output/items/pattern", /lookahead/);
+    expectIssue({ ...base, input: { type: "object", patternProperties: { "^(?!x-)a/b": { type: "string" } } } }, "/input/patternProperties/^(?!x-)a~1b", /lookahead/);
+    expectIssue({ ...base, input: { type: "object", $defs: { w: { type: "string", pattern: "a{5000}" } } } }, "/input/$defs/w/pattern", /repetition counts above 1000/);
+    expectIssue(mcp({ input: { $schema: "http://json-schema.org/draft-07/schema#", definitions: { w: { pattern: "(?<=a)b" } } } }), "/input/definitions/w/pattern", /lookahead and lookbehind/);
+    expectIssue({ ...base, input: word("(") }, "/input/properties/word/pattern", /^not a valid regular expression: /);
+  });
+
+  test("patterns the engine runs are accepted, a catastrophic one for a backtracking engine included", () => {
+    expectValid({ ...base, input: { type: "object", properties: { word: { type: "string", pattern: "^(a|a)+$" } }, patternProperties: { "^x-\\p{L}+$": { type: "string" } } } });
+  });
+
+  test("strict mode still refuses a property name that a pattern property matches (checked on the linear-time engine)", () => {
+    const schema = { type: "object", properties: { "x-a": { type: "string" }, b: { type: "string" } }, patternProperties: { "^x-": { type: "string" } } };
+    expect(issuesOf({ ...base, input: schema })).toEqual([{ path: "/input/properties/x-a", message: expect.stringContaining('"^x-"') }]);
+    expectValid(mcp({ input: schema }));
+  });
+
+  test('format "regex" in a tool\'s data accepts the patterns the engine accepts', () => {
+    const validate = getValidator({ type: "string", format: "regex" });
+    expect(validate("^[a-z]+$")).toEqual({ ok: true, value: "^[a-z]+$" });
+    expect(validate("(a)\\1")).toEqual({ ok: false, issues: [{ path: "", message: "must be a valid regex" }] });
+  });
+
   test("a schema may not take the $id of a built-in meta-schema", () => {
     expectIssue({ ...base, output: { $id: "https://json-schema.org/draft/2020-12/schema" } }, "/output", /reserved/);
     expectValid(base); // and the meta-schema is still there
