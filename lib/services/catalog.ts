@@ -1,6 +1,6 @@
 import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
-import { AppError, notFound, type ErrorCode } from "@/lib/errors";
+import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
@@ -27,6 +27,24 @@ const FULL_SEMVER = new RegExp(SEMVER_VERSION_PATTERN);
 export function requireSemverVersion(version: string): string {
   if (!FULL_SEMVER.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
   return version;
+}
+
+/**
+ * Refuses a registration whose document has problems, without dropping a problem of its `projectId`: when the
+ * projectId is missing, malformed or not a project the caller may write to, the answer is 400 `bad-input` (as for a
+ * valid document) with the projectId issue first and the document's issues after it; otherwise it is 400
+ * `validation-failed` with the document's issues. `what` names the document ("the manifest").
+ */
+export async function refuseInvalidDocument(actor: Actor, projectId: unknown, what: string, issues: Issue[], extra: Record<string, unknown> = {}): Promise<never> {
+  const summary = `${issues.length} problem(s), first: ${issues[0].path || "/"} ${issues[0].message}`;
+  try {
+    await resolveWritableProject(await getDb(), actor, projectId);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "bad-input") throw error;
+    const projectIssues = (error.details?.issues as Issue[] | undefined) ?? [{ path: "/projectId", message: error.message }];
+    throw new AppError("bad-input", `${error.message}; ${what} is not valid either: ${summary}`, { ...extra, issues: [...projectIssues, ...issues] });
+  }
+  throw new AppError("validation-failed", `${what} is not valid: ${summary}`, { ...extra, issues });
 }
 
 export type CatalogVersionRow = {
