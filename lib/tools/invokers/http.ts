@@ -43,7 +43,7 @@ export type HttpInvokeContext = {
 };
 
 /** How a call failed, in the kernel's terms. */
-export type HttpToolErrorKind = "invalid-arguments" | "tool-error" | "network-denied" | "timeout";
+export type HttpToolErrorKind = "invalid-arguments" | "tool-error" | "network-denied" | "host-unresolvable" | "timeout";
 
 /** The outcome of one call. `status` is the final HTTP status when the server answered. */
 export type HttpInvokeResult =
@@ -349,7 +349,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function asFailure(error: unknown): CallFailure {
   if (error instanceof CallFailure) return error;
-  if (error instanceof ToolNetworkError) return new CallFailure(error.code === "network-denied" ? "network-denied" : "tool-error", error.message);
+  if (error instanceof ToolNetworkError) return new CallFailure(error.code, error.message);
   return new CallFailure("tool-error", `the request failed: ${errorMessage(error)}`);
 }
 
