@@ -21,6 +21,12 @@ const codes: Record<CatalogKind, { alreadyRegistered: ErrorCode; projectMismatch
 const FULL_SEMVER = new RegExp(SEMVER_VERSION_PATTERN);
 
 /**
+ * Newest first by semver. Loose, so that a version stored before registration refused leading zeros (`01.0.0`)
+ * still sorts instead of failing every read of its entry.
+ */
+const newestFirst = (a: string, b: string) => semver.rcompare(a, b, true);
+
+/**
  * An agent or guardrail version in a path is full semver (prerelease and build allowed, unlike tool versions);
  * anything else is 400 bad-input before any database access.
  */
@@ -84,7 +90,7 @@ export type NewCatalogVersion = {
 /** Recomputes which version of the entry is latest; the caller holds the entry's row lock. */
 async function refreshLatest(tx: DbTx, entryRowId: string): Promise<string | null> {
   const versions = await tx.catalogVersion.findMany({ where: { entryRowId, status: "active" }, select: { version: true } });
-  const latest = versions.map((row) => row.version).sort(semver.rcompare)[0] ?? null;
+  const latest = versions.map((row) => row.version).sort(newestFirst)[0] ?? null;
   await tx.catalogVersion.updateMany({ where: { entryRowId, isLatest: true, ...(latest ? { NOT: { version: latest } } : {}) }, data: { isLatest: false } });
   if (latest) await tx.catalogVersion.updateMany({ where: { entryRowId, version: latest }, data: { isLatest: true } });
   await tx.catalogEntry.update({ where: { id: entryRowId }, data: { latestVersion: latest } });
@@ -170,7 +176,7 @@ async function findEntry(actor: Actor, kind: CatalogKind, entryId: string) {
 export async function getCatalogEntry(actor: Actor, kind: CatalogKind, entryId: string) {
   const entry = await findEntry(actor, kind, entryId);
   const db = await getDb();
-  const versions = (await db.catalogVersion.findMany({ where: { entryRowId: entry.id } })).sort((a, b) => semver.rcompare(a.version, b.version));
+  const versions = (await db.catalogVersion.findMany({ where: { entryRowId: entry.id } })).sort((a, b) => newestFirst(a.version, b.version));
   return { entry, latest: versions.find((row) => row.isLatest) ?? null, versions };
 }
 
@@ -207,8 +213,8 @@ export const catalogVersionSummary = (row: CatalogVersionRow) => ({ version: row
 export async function listCatalogVersions(actor: Actor, kind: CatalogKind, entryId: string, page: { limit: number; cursor?: string }) {
   const { versions } = await getCatalogEntry(actor, kind, entryId);
   const after = decodeCursor(page.cursor)?.[0];
-  if (after !== undefined && (typeof after !== "string" || !semver.valid(after)))
+  if (after !== undefined && (typeof after !== "string" || !semver.valid(after, true)))
     throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
-  const start = after ? versions.findIndex((row) => semver.lt(row.version, after)) : 0;
+  const start = after ? versions.findIndex((row) => semver.lt(row.version, after, true)) : 0;
   return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], catalogVersionSummary);
 }
