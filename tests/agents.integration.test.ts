@@ -131,6 +131,58 @@ describe("agent registry", () => {
     expect(paths(nested.details.issues)).toEqual(["/budget/maxTokens"]);
   });
 
+  it("a missing or foreign projectId is 400 bad-input even when the definition has other problems, reported together", async () => {
+    const tenant = await newTenant();
+    const other = await newTenant();
+    const broken = agentDefinition({ version: "01.0.0", retrieval: [{ types: ["note"], scope: "same-project", limit: 500 }] });
+    for (const [projectId, message] of [
+      [undefined, "projectId is required"],
+      [other.projectId, "projectId is not a project of the caller's tenant"],
+    ] as const) {
+      const error = expectError(await call("POST", "/v1/agents", { key: tenant.key, body: { ...broken, projectId } }), 400, "bad-input");
+      expect(error.details.issues).toEqual([{ path: "/projectId", message }, { path: "/version", message: expect.any(String) }, { path: "/retrieval/0/limit", message: "must be at most 100" }]);
+    }
+    const invalid = expectError(await register(tenant, broken), 400, "validation-failed");
+    expect(paths(invalid.details.issues)).toEqual(["/version", "/retrieval/0/limit"]);
+    expect((await call("GET", `/v1/agents/${broken.id}`, { key: tenant.key })).status).toBe(404);
+  });
+
+  it("ids that register are reachable: the id follows the {agentId} grammar; versions are semver without leading zeros", async () => {
+    const tenant = await newTenant();
+    const stamp = Date.now().toString(36);
+    for (const id of [`${stamp}.`.padEnd(200, "a"), `${stamp}.`.padEnd(200, "é"), `acme/odd agent %.${stamp}`]) {
+      expect((await register(tenant, agentDefinition({ id }))).status).toBe(201);
+      const read = await call("GET", `/v1/agents/${encodeURIComponent(id)}/versions/1.0.0`, { key: tenant.key });
+      expect(read.status, read.text.slice(0, 200)).toBe(200);
+      expect(read.body.agentId).toBe(id);
+    }
+    expect(expectError(await register(tenant, agentDefinition({ id: `${stamp}.`.padEnd(201, "a") })), 400, "validation-failed").details.issues).toEqual([{ path: "/id", message: "must be at most 200 characters long" }]);
+    for (const id of [`acme\tagent.${stamp}`, `acme.agent\r${stamp}`]) {
+      expect(expectError(await register(tenant, agentDefinition({ id })), 400, "validation-failed").details.issues).toEqual([{ path: "/id", message: "must not contain control characters (U+0000–U+001F)" }]);
+    }
+    const definition = agentDefinition();
+    expect((await register(tenant, definition)).status).toBe(201);
+    for (const version of ["01.0.0", "1.0.01", "2.0.0-01"]) {
+      const refused = expectError(await register(tenant, { ...definition, version }), 400, "validation-failed");
+      expect(paths(refused.details.issues)).toEqual(["/version"]);
+    }
+    // A long build tag within 200 characters registers and is readable; a longer one is refused.
+    const long = `1.1.0+${"b".repeat(194)}`;
+    expect((await register(tenant, { ...definition, version: long })).status).toBe(201);
+    expect((await call("GET", `/v1/agents/${definition.id}/versions/${encodeURIComponent(long)}`, { key: tenant.key })).status).toBe(200);
+    expect(paths(expectError(await register(tenant, { ...definition, version: `${long}b` }), 400, "validation-failed").details.issues)).toEqual(["/version"]);
+    const agent = await call("GET", `/v1/agents/${definition.id}`, { key: tenant.key });
+    expect(agent.status).toBe(200);
+    expect(agent.body.versions.map((v: { version: string }) => v.version)).toEqual([long, "1.0.0"]);
+  });
+
+  it("refuses a retrieval limit above 100 instead of capping it", async () => {
+    const tenant = await newTenant();
+    const refused = expectError(await register(tenant, agentDefinition({ retrieval: [{ types: ["note"], scope: "same-project", limit: 101 }] })), 400, "validation-failed");
+    expect(refused.details.issues).toEqual([{ path: "/retrieval/0/limit", message: "must be at most 100" }]);
+    expect((await register(tenant, agentDefinition({ retrieval: [{ types: ["note"], scope: "same-project", limit: 100 }] }))).status).toBe(201);
+  });
+
   it("401 without a key; 403 for a viewer on writes, reads allowed", async () => {
     expectError(await call("POST", "/v1/agents", { body: agentDefinition() }), 401, "auth-missing");
     expectError(await call("GET", "/v1/agents"), 401, "auth-missing");
@@ -507,7 +559,7 @@ describe("POST /v1/agents/validate", () => {
     const tenant = await newTenant();
     const gpu = await validate(tenant, agentDefinition({ capabilities: [{ kind: "gpu-compute" }] }));
     expect(gpu.body.valid).toBe(false);
-    expect(gpu.body.routing).toEqual({ error: "no-provider", message: expect.stringContaining('no provider serves capability kind "gpu-compute"') });
+    expect(gpu.body.routing).toEqual({ error: "no-provider", capability: 0, message: expect.stringContaining('no provider serves capability kind "gpu-compute"') });
     expect(gpu.body.issues).toEqual([{ path: "/capabilities/0", message: gpu.body.routing.message }]);
     const vision = await validate(tenant, agentDefinition({ capabilities: [{ needs: [{ feature: "vision" }] }] }));
     expect(vision.body.valid).toBe(false);
@@ -516,6 +568,20 @@ describe("POST /v1/agents/validate", () => {
     const created = await register(tenant, agentDefinition({ capabilities: [{ kind: "gpu-compute" }] }));
     expect(created.status).toBe(201);
     expect(paths(created.body.warnings)).toEqual(["/capabilities/0"]);
+  });
+
+  it("matches every capability entry by its kind, not only the first: an unservable later entry is reported at its index", async () => {
+    const tenant = await newTenant();
+    const gpu = await validate(tenant, agentDefinition({ capabilities: [{}, { kind: "gpu-compute" }] }));
+    expect(gpu.body).toMatchObject({ valid: false, routing: { error: "no-provider", capability: 1 } });
+    expect(gpu.body.issues).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('/capabilities/1: no provider serves capability kind "gpu-compute"') }]);
+    const unmet = await validate(tenant, agentDefinition({ capabilities: [{ kind: "llm-inference" }, { needs: [{ feature: "vision" }] }] }));
+    expect(unmet.body.issues).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('lacks feature "vision"') }]);
+    const fine = await validate(tenant, agentDefinition({ capabilities: [{}, { kind: "llm-inference" }] }));
+    expect(fine.body).toMatchObject({ valid: true, issues: [], routing: { providerId: "dev-echo" } });
+    const created = await register(tenant, agentDefinition({ capabilities: [{}, { kind: "gpu-compute" }] }));
+    expect(created.status).toBe(201);
+    expect(paths(created.body.warnings)).toEqual(["/capabilities/1"]);
   });
 
   it("warns about unresolvable ranges and about a registration that would conflict", async () => {

@@ -121,6 +121,20 @@ describe("guardrail registry", () => {
     expectError(await call("GET", `/v1/guardrails/${definition.id}`, { key: tenant.key }), 404, "not-found");
   });
 
+  it("a foreign projectId is 400 bad-input even when the definition has other problems, reported together", async () => {
+    const tenant = await newTenant();
+    const other = await newTenant();
+    const broken = guardrailDefinition({ version: "01.0.0", action: "explode" });
+    const error = expectError(await register(tenant, broken, { projectId: other.projectId }), 400, "bad-input");
+    expect(error.details.issues).toEqual([
+      { path: "/projectId", message: "projectId is not a project of the caller's tenant" },
+      { path: "/version", message: expect.stringContaining("must be a semver version") },
+      { path: "/action", message: "must be one of: halt, flag" },
+    ]);
+    // Without projectId the tenant's default project is used: the definition's problems alone.
+    expect(expectError(await register(tenant, broken, {}), 400, "validation-failed").details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/version", "/action"]);
+  });
+
   it("401 without a key; 403 permission-denied for a viewer's writes, while a viewer reads", async () => {
     expectError(await call("POST", "/v1/guardrails", { body: guardrailDefinition() }), 401, "auth-missing");
     expectError(await call("GET", "/v1/guardrails"), 401, "auth-missing");

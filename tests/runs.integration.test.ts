@@ -243,15 +243,33 @@ describe("tool errors", () => {
     expect(recovered).toMatchObject({ status: "completed", output: "the service is down" });
   });
 
-  it("a network policy refusal is a tool error with the policy's reason", async () => {
+  it("a network policy refusal carries its own failure detail: reason network-denied and the policy's reason", async () => {
     const blocked = await registerTool(tenant, httpTool(server, { network: { kind: "unrestricted" } }));
     const agent = await registerAgent(tenant, { tools: [{ id: blocked, version: "1.0.0" }] });
     const before = server.requests.length;
     const run = await runTurn(tenant, agent, script({ toolCalls: [{ name: blocked, arguments: { word: "x" } }] }, { text: "never" }));
-    expect(run.failure).toMatchObject({ code: "tool-invocation-failed" });
+    expect(run.failure).toMatchObject({ code: "tool-invocation-failed", details: { toolId: blocked, kind: "tool-error", reason: "network-denied" } });
+    expect(run.failure.message).toContain(`failed (network-denied: request to ${server.hostPort} refused: 127.0.0.1 is a loopback address`);
     const [completed] = await completions(run.id);
-    expect(completed.error).toMatchObject({ kind: "tool-error", reason: "network-denied" });
+    expect(completed.error).toMatchObject({ kind: "tool-error", reason: "network-denied", message: expect.stringContaining("127.0.0.1 is a loopback address") });
     expect(server.requests.length).toBe(before);
+  });
+
+  it("documentation, discard-only and Teredo addresses are not public: refused under unrestricted, the model told why", async () => {
+    for (const [host, category] of [["192.0.2.10", "documentation"], ["198.51.100.10", "documentation"], ["203.0.113.10", "documentation"], ["[2001:db8::10]", "documentation"], ["[100::1]", "discard-only"], ["[2001::1]", "Teredo"]]) {
+      const tool = await registerTool(tenant, httpTool(server, { network: { kind: "unrestricted" } }, { urlTemplate: `http://${host}/lookup` }));
+      const agent = await registerAgent(tenant, { tools: [{ id: tool, version: "1.0.0" }], toolErrors: { retryOn: ["tool-error"] } });
+      const run = await runTurn(tenant, agent, script({ toolCalls: [{ name: tool, arguments: { word: "x" } }] }, { text: "the address is refused" }));
+      expect(run).toMatchObject({ status: "completed", output: "the address is refused" });
+      const [completed] = await completions(run.id);
+      expect(completed.error).toEqual({ kind: "tool-error", reason: "network-denied", message: expect.stringContaining(`${host.replace(/[[\]]/g, "")} is a ${category} address`) });
+    }
+  });
+
+  it("an agent whose second capability no provider serves fails the turn with no-provider", async () => {
+    const agent = await registerAgent(tenant, { capabilities: [{ kind: "llm-inference" }, { kind: "gpu-compute" }] });
+    const run = await runTurn(tenant, agent, script({ text: "never" }));
+    expect(run).toMatchObject({ status: "failed", failure: { code: "no-provider", message: expect.stringContaining('/capabilities/1: no provider serves capability kind "gpu-compute"') } });
   });
 });
 

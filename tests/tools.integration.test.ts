@@ -160,4 +160,98 @@ describe("tool registry", () => {
     expect((await call("GET", "/v1/tools", { key: narrowed.body.key })).body.data).toEqual([]);
     expect((await call("GET", `/v1/tools?projectId=${second.body.id}`, { key: narrowed.body.key })).body.data).toEqual([]);
   });
+
+  it("ids that register are reachable: the manifest id follows the {toolId} grammar (1 to 200 characters, no control characters)", async () => {
+    const tenant = await newTenant();
+    const register = (overrides: Record<string, unknown>) => call("POST", "/v1/tools", { key: tenant.key, body: { ...toolManifest(overrides), projectId: tenant.projectId } });
+    const stamp = Date.now().toString(36);
+    for (const id of [`${stamp}.`.padEnd(200, "x"), `${stamp}.`.padEnd(200, "✓"), `acme/odd id %ü.${stamp}`]) {
+      expect((await register({ id })).status).toBe(201);
+      for (const path of [`/v1/tools/${encodeURIComponent(id)}`, `/v1/tools/${encodeURIComponent(id)}/versions`, `/v1/tools/${encodeURIComponent(id)}/versions/1.0.0`]) {
+        const read = await call("GET", path, { key: tenant.key });
+        expect(read.status, `${path}: ${read.text.slice(0, 200)}`).toBe(200);
+      }
+      expect((await call("GET", `/v1/tools/${encodeURIComponent(id)}`, { key: tenant.key })).body.toolId).toBe(id);
+    }
+    const tooLong = expectError(await register({ id: `${stamp}.`.padEnd(201, "x") }), 400, "validation-failed");
+    expect(tooLong.details.issues).toEqual([{ path: "/id", message: expect.stringContaining("200") }]);
+    for (const id of [`acme\ttool.${stamp}`, `acme.tool\n${stamp}`, `acme.\u001b.${stamp}`]) {
+      const refused = expectError(await register({ id }), 400, "validation-failed");
+      expect(refused.details.issues).toEqual([{ path: "/id", message: "must not contain control characters (U+0000–U+001F)" }]);
+    }
+    // The path parameter refuses what the manifest refuses, before any lookup.
+    expectError(await call("GET", `/v1/tools/${"x".repeat(201)}`, { key: tenant.key }), 400, "bad-input");
+    expectError(await call("GET", `/v1/tools/${encodeURIComponent("a\tb")}`, { key: tenant.key }), 400, "bad-input");
+  });
+
+  it("versions with leading zeros are refused (they would break semver ordering); reads stay 200", async () => {
+    const tenant = await newTenant();
+    const base = toolManifest();
+    expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...base, projectId: tenant.projectId } })).status).toBe(201);
+    for (const version of ["01.0.0", "1.02.0", "1.0.00"]) {
+      const refused = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...base, version, projectId: tenant.projectId } }), 400, "validation-failed");
+      expect(refused.details.issues).toEqual([{ path: "/version", message: 'must be a version MAJOR.MINOR.PATCH such as "1.2.3", without leading zeros' }]);
+    }
+    expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...base, version: "10.0.0", projectId: tenant.projectId } })).status).toBe(201);
+    const tool = await call("GET", `/v1/tools/${base.id}`, { key: tenant.key });
+    expect(tool.status).toBe(200);
+    expect(tool.body.versions.map((v: { version: string }) => v.version)).toEqual(["10.0.0", "1.0.0"]);
+    expect((await call("GET", `/v1/tools/${base.id}/versions`, { key: tenant.key })).status).toBe(200);
+    expectError(await call("GET", `/v1/tools/${base.id}/versions/01.0.0`, { key: tenant.key }), 400, "bad-input");
+  });
+
+  it("a missing or foreign projectId is 400 bad-input even when the manifest has other problems, reported together", async () => {
+    const tenant = await newTenant();
+    const other = await newTenant();
+    const broken = toolManifest({ version: "1.0", effects: [{ kind: "teleports" }] });
+    for (const [projectId, message] of [
+      [undefined, "projectId is required"],
+      ["nope", "projectId must be a UUID"],
+      [other.projectId, "projectId is not a project of the caller's tenant"],
+    ] as const) {
+      const error = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...broken, projectId } }), 400, "bad-input");
+      expect(error.details.issues).toEqual([
+        { path: "/projectId", message },
+        { path: "/version", message: expect.any(String) },
+        { path: "/effects/0/kind", message: expect.any(String) },
+      ]);
+      expect(error.message).toContain(message);
+    }
+    // A reserved id is a manifest problem too.
+    const reserved = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...toolManifest({ id: "recall" }) } }), 400, "bad-input");
+    expect(reserved.details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/projectId", "/id"]);
+    // With a good projectId, the manifest's problems alone: validation-failed.
+    const invalid = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...broken, projectId: tenant.projectId } }), 400, "validation-failed");
+    expect(invalid.details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/version", "/effects/0/kind"]);
+  });
+
+  it("refuses at registration what would fail at call time: runtime headers, timeoutMs beyond a timer, successStatus min > max", async () => {
+    const tenant = await newTenant();
+    const httpSpec = (spec: Record<string, unknown>) => toolManifest({ spec: { kind: "http", method: "POST", urlTemplate: "https://api.example.com/words/{word}", ...spec } });
+    const issuesOf = async (manifest: Record<string, unknown>) => {
+      const error = expectError(await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } }), 400, "validation-failed");
+      return error.details.issues;
+    };
+    for (const name of ["Idempotency-Key", "Host", "Content-Length"]) {
+      expect(await issuesOf(httpSpec({ headers: [{ name, value: "x" }] }))).toEqual([{ path: "/spec/headers/0/name", message: `${name} is set by the runtime and cannot be declared in the spec` }]);
+    }
+    const bearer = { kind: "bearer", secretRef: { envName: "TOKEN", name: "api-token" } };
+    expect(await issuesOf(httpSpec({ authorization: bearer, headers: [{ name: "Accept", value: "application/json" }, { name: "authorization", value: "Basic eA==" }] }))).toEqual([
+      { path: "/spec/headers/1/name", message: "authorization is set by the runtime from the spec's authorization and cannot also be declared as a header" },
+    ]);
+    expect(await issuesOf(httpSpec({ timeoutMs: 2_147_483_648 }))).toEqual([{ path: "/spec/timeoutMs", message: "must be <= 2147483647" }]);
+    expect(await issuesOf(httpSpec({ successStatus: { min: 300, max: 200 } }))).toEqual([{ path: "/spec/successStatus", message: "min (300) must not be greater than max (200)" }]);
+    // The limits themselves register.
+    const edge = httpSpec({ timeoutMs: 2_147_483_647, successStatus: { min: 200, max: 200 }, headers: [{ name: "Authorization", value: "Basic eA==" }] });
+    expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...edge, projectId: tenant.projectId } })).status).toBe(201);
+  });
+
+  it("a filesystem handler's modulePath must be absolute", async () => {
+    const tenant = await newTenant();
+    const register = (modulePath: string) => call("POST", "/v1/tools", { key: tenant.key, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath } }), projectId: tenant.projectId } });
+    for (const modulePath of ["handlers/sign.js", "./sign.js", "../sign.js"]) {
+      const relative = expectError(await register(modulePath), 400, "validation-failed");
+      expect(relative.details.issues).toContainEqual({ path: "/codeArtifactRef/modulePath", message: `must be an absolute path to the handler file (such as /srv/packs/acme/handler.js), not ${JSON.stringify(modulePath)}` });
+    }
+  });
 });

@@ -9,12 +9,16 @@
  * Sub-schemas are inlined (no `$ref`/`$defs`) so the schema can be embedded anywhere,
  * e.g. under `components.schemas` of the OpenAPI document, without pointer rewriting.
  */
+import { CATALOG_ID_MAX_LENGTH, catalogIdSchema } from "@/lib/ids";
 
 /** Full semver 2.0.0 version: x.y.z, optional pre-release and build metadata, no leading zeros. */
 export const SEMVER_VERSION_PATTERN =
   "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)" +
   "(?:-((?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)(?:\\.(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*))*))?" +
   "(?:\\+([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$";
+
+/** The most facts one retrieval (or memory search) returns: a retrieval intent's `limit` may not ask for more. */
+export const MAX_RETRIEVAL_LIMIT = 100;
 
 /** A string with at least one non-whitespace character. */
 export const NON_BLANK_PATTERN = "\\S";
@@ -128,8 +132,9 @@ const retrievalIntentSchema = {
     limit: {
       type: "integer",
       minimum: 1,
+      maximum: MAX_RETRIEVAL_LIMIT,
       default: 10,
-      description: "Cap on facts per turn. Default 10.",
+      description: "Cap on facts per turn, 1 to 100 (the most one retrieval returns; a larger one is refused, not capped). Default 10.",
     },
     mode: {
       type: "string",
@@ -248,15 +253,16 @@ export const agentDefinitionSchema = {
   additionalProperties: false,
   properties: {
     id: {
-      type: "string",
-      minLength: 1,
-      description: "Agent identifier. Convention: '<pack>.<agent>' (e.g. 'acme.citation-verifier').",
+      ...catalogIdSchema,
+      description:
+        "Agent identifier, 1 to 200 characters without control characters. Convention: '<pack>.<agent>' (e.g. 'acme.citation-verifier').",
     },
     version: {
       type: "string",
       pattern: SEMVER_VERSION_PATTERN,
+      maxLength: CATALOG_ID_MAX_LENGTH,
       description:
-        "Semver identifying this iteration of the agent. Different versions are different agents for audit purposes.",
+        "Semver identifying this iteration of the agent (at most 200 characters, no leading zeros). Different versions are different agents for audit purposes.",
     },
     name: {
       type: "string",

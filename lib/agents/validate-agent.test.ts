@@ -100,6 +100,28 @@ describe("validateAgentDefinition", () => {
       ]);
     });
 
+    it("ids follow the {agentId} path parameter's grammar: 1 to 200 characters, no control characters", () => {
+      expect(issuesOf({ ...base(), id: "x".repeat(200) })).toEqual([]);
+      expect(issuesOf({ ...base(), id: "✓".repeat(200) })).toEqual([]);
+      expect(issuesOf({ ...base(), id: "x".repeat(201) })).toEqual([{ path: "/id", message: "must be at most 200 characters long" }]);
+      for (const id of ["a\tb", "a\u0000b", "line\n"]) {
+        expect(issuesOf({ ...base(), id })).toEqual([{ path: "/id", message: "must not contain control characters (U+0000–U+001F)" }]);
+      }
+    });
+
+    it("versions are full semver without leading zeros, at most 200 characters", () => {
+      expect(issuesOf({ ...base(), version: "2.0.0-beta.1+build.7" })).toEqual([]);
+      for (const version of ["01.0.0", "1.02.0", "1.0.00", "1.0.0-01"]) {
+        expect(issuesOf({ ...base(), version })).toEqual([{ path: "/version", message: expect.stringContaining("must be a semver version") }]);
+      }
+      expect(issuesOf({ ...base(), version: `1.0.0+${"b".repeat(195)}` })).toEqual([{ path: "/version", message: "must be at most 200 characters long" }]);
+    });
+
+    it("refuses a retrieval limit above 100 instead of capping it", () => {
+      expect(issuesOf({ ...base(), retrieval: [{ types: ["note"], scope: "same-project", limit: 100 }] })).toEqual([]);
+      expect(issuesOf({ ...base(), retrieval: [{ types: ["note"], scope: "same-project", limit: 101 }] })).toEqual([{ path: "/retrieval/0/limit", message: "must be at most 100" }]);
+    });
+
     it("requires at least one capability, each an object", () => {
       expect(issuesOf({ ...base(), capabilities: [] })).toEqual([
         { path: "/capabilities", message: "must have at least 1 item" },

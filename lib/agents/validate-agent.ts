@@ -11,6 +11,7 @@ import {
   SEMVER_VERSION_PATTERN,
   agentDefinitionSchema,
 } from "./agent-schema";
+import { CATALOG_ID_PATTERN, CATALOG_ID_PATTERN_MESSAGE } from "@/lib/ids";
 import { inspectInstructions, type TemplateIssue } from "./instructions";
 import { parameterValueProblem } from "./parameters";
 
@@ -91,6 +92,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   [SEMVER_VERSION_PATTERN]: 'must be a semver version such as "1.2.3" (x.y.z, optional -prerelease and +build)',
   [NON_BLANK_PATTERN]: "must not be blank",
   [PARAMETER_NAME_PATTERN]: "must be an identifier: letters, digits and _, not starting with a digit",
+  [CATALOG_ID_PATTERN]: CATALOG_ID_PATTERN_MESSAGE,
 };
 
 // verbose: errors carry the failing data (a bare-string tool reference gets its own message).
@@ -123,10 +125,14 @@ function schemaMessage(error: ErrorObject): string {
       return PATTERN_MESSAGES[String(p.pattern)] ?? `must match ${String(p.pattern)}`;
     case "minLength":
       return "must not be empty";
+    case "maxLength":
+      return `must be at most ${String(p.limit)} characters long`;
     case "minItems":
       return `must have at least ${String(p.limit)} item${p.limit === 1 ? "" : "s"}`;
     case "minimum":
       return `must be at least ${String(p.limit)}`;
+    case "maximum":
+      return `must be at most ${String(p.limit)}`;
     case "uniqueItems": {
       const [first, second] = [Number(p.i), Number(p.j)].sort((a, b) => a - b);
       return `must not contain duplicates (items ${first} and ${second} are equal)`;

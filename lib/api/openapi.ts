@@ -3,11 +3,13 @@ import type { JsonSchema, Operation } from "@/lib/api/operation";
 import { allOperations } from "@/lib/api/operations";
 import { errorEnvelopeSchema } from "@/lib/api/operations/common";
 import { PROVIDER_ID_PATTERN } from "@/lib/models/registry";
+import { catalogIdSchema } from "@/lib/ids";
+import { TOOL_VERSION_PATTERN } from "@/lib/tools/manifest-schema";
 
 const paramSchemas = {
   uuid: { type: "string", format: "uuid" },
-  catalogId: { type: "string", minLength: 1, maxLength: 200 },
-  version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$" },
+  catalogId: catalogIdSchema,
+  version: { type: "string", pattern: TOOL_VERSION_PATTERN },
   secretName: { type: "string", pattern: "^[A-Za-z0-9_.-]{1,128}$" },
   providerId: { type: "string", pattern: PROVIDER_ID_PATTERN },
 } as const;

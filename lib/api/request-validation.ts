@@ -2,7 +2,8 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { escapePointer, issuesFromAjvErrors as ajvIssues } from "@/lib/tools/json-schema";
 import { addLinearFormats, linearRegexOptions } from "@/lib/tools/linear-regex";
 import { AppError, type Issue } from "@/lib/errors";
-import { isUuid } from "@/lib/ids";
+import { isCatalogId, isUuid } from "@/lib/ids";
+import { TOOL_VERSION_PATTERN } from "@/lib/tools/manifest-schema";
 import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
 import { PROVIDER_ID_PATTERN } from "@/lib/models/registry";
 
@@ -21,7 +22,7 @@ function compile(instance: Ajv2020, schema: JsonSchema): ValidateFunction {
 }
 
 
-const VERSION = /^\d+\.\d+\.\d+$/;
+const VERSION = new RegExp(TOOL_VERSION_PATTERN);
 const PROVIDER_ID = new RegExp(PROVIDER_ID_PATTERN);
 
 
@@ -36,7 +37,7 @@ function checkParam(kind: ParamKind, value: string): boolean {
     case "providerId":
       return PROVIDER_ID.test(value);
     case "catalogId":
-      return value.length >= 1 && value.length <= 200 && !/[\u0000-\u001f]/.test(value);
+      return isCatalogId(value);
   }
 }
 

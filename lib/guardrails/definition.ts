@@ -9,6 +9,7 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020";
 import { NON_BLANK_PATTERN, SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
 import type { Issue } from "@/lib/errors";
+import { CATALOG_ID_MAX_LENGTH, CATALOG_ID_PATTERN, CATALOG_ID_PATTERN_MESSAGE, catalogIdSchema } from "@/lib/ids";
 import { issuesFromAjvErrors, isObject, jsonSchemaIssues, schemaDialect } from "@/lib/tools/json-schema";
 
 export type { Issue };
@@ -40,10 +41,9 @@ export type GuardrailDefinition = {
 
 export type GuardrailValidation = { ok: true; definition: GuardrailDefinition } | { ok: false; issues: Issue[] };
 
-/** Guardrail ids follow tool ids, bounded so that every id is addressable as a `/v1/guardrails/{guardrailId}` segment. */
-export const GUARDRAIL_ID_MAX_LENGTH = 200;
-/** No control characters (U+0000–U+001F): the path parameter check refuses them. */
-export const GUARDRAIL_ID_PATTERN = "^[^\\u0000-\\u001f]*$";
+/** Guardrail ids follow the catalog id grammar (lib/ids.ts), so every id is addressable as a `/v1/guardrails/{guardrailId}` segment. */
+export const GUARDRAIL_ID_MAX_LENGTH = CATALOG_ID_MAX_LENGTH;
+export const GUARDRAIL_ID_PATTERN = CATALOG_ID_PATTERN;
 /** Regex flags a guardrail may set; `u` is always on. */
 export const REGEX_FLAGS_PATTERN = "^[ims]*$";
 export const REGEX_PATTERN_MAX_LENGTH = 1000;
@@ -127,13 +127,10 @@ export const guardrailDefinitionSchema = {
   additionalProperties: false,
   properties: {
     id: {
-      type: "string",
-      minLength: 1,
-      maxLength: GUARDRAIL_ID_MAX_LENGTH,
-      pattern: GUARDRAIL_ID_PATTERN,
+      ...catalogIdSchema,
       description: "Guardrail identifier, 1 to 200 characters without control characters. Convention: '<pack>.<guardrail>' (e.g. 'acme.no-secrets').",
     },
-    version: { type: "string", pattern: SEMVER_VERSION_PATTERN, description: "Semver version (x.y.z, optional -prerelease and +build)." },
+    version: { type: "string", pattern: SEMVER_VERSION_PATTERN, maxLength: CATALOG_ID_MAX_LENGTH, description: "Semver version (x.y.z, optional -prerelease and +build, no leading zeros), at most 200 characters." },
     name: { ...nonBlank, description: "Display name. Must not be blank." },
     description: { type: "string", description: "What the guardrail is for." },
     tags: { type: "array", items: { type: "string", minLength: 1 }, description: "Free-form filter tags for the catalog." },
@@ -154,7 +151,7 @@ export const guardrailDefinitionSchema = {
 const PATTERN_MESSAGES: Record<string, string> = {
   [SEMVER_VERSION_PATTERN]: 'must be a semver version such as "1.2.3" (x.y.z, optional -prerelease and +build)',
   [NON_BLANK_PATTERN]: "must not be blank",
-  [GUARDRAIL_ID_PATTERN]: "must not contain control characters",
+  [CATALOG_ID_PATTERN]: CATALOG_ID_PATTERN_MESSAGE,
   [REGEX_FLAGS_PATTERN]: 'may contain only the flags "i", "m" and "s"',
 };
 

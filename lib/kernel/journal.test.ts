@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fenceData, foldJournal, modelMessages, nextStep, turnLimits } from "@/lib/kernel/journal";
+import { fenceData, foldJournal, modelMessages, nextStep, toolResultContent, turnLimits } from "@/lib/kernel/journal";
 import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
 
 let seq = 0;
@@ -49,6 +49,25 @@ describe("nextStep", () => {
     const toolError = foldJournal(at([created, started, modelCalled(0, [{ id: "c", name: "calc", arguments: {} }]), completed("0.0", "calc", false, "tool-error")]));
     expect(nextStep(toolError, defaults)).toMatchObject({ kind: "failed", failure: { code: "tool-invocation-failed", details: { kind: "tool-error" } } });
     expect(nextStep(toolError, turnLimits({ toolErrors: { retryOn: ["tool-error"] } }))).toEqual({ kind: "call-model" });
+  });
+
+  it("a network refusal fails the turn with its own detail: reason network-denied and the policy's reason in the message", () => {
+    const refused: NewEvent = {
+      type: "tool-call-completed",
+      data: { callId: "0.0", toolId: "web.fetch", durationMs: 1, ok: false, error: { kind: "tool-error", reason: "network-denied", message: "request to 192.0.2.1 refused: 192.0.2.1 is a documentation address" } },
+    };
+    const state = foldJournal(at([created, started, modelCalled(0, [{ id: "c", name: "web.fetch", arguments: {} }]), refused]));
+    expect(nextStep(state, defaults)).toEqual({
+      kind: "failed",
+      failure: {
+        code: "tool-invocation-failed",
+        message: 'tool call 0.0 to "web.fetch" failed (network-denied: request to 192.0.2.1 refused: 192.0.2.1 is a documentation address); tool-error is not in toolErrors.retryOn',
+        details: { callId: "0.0", toolId: "web.fetch", kind: "tool-error", reason: "network-denied", retriesUsed: 0 },
+      },
+    });
+    // The model, when the failure goes back to it, reads the reason too.
+    expect(JSON.parse(toolResultContent({ ok: false, error: { kind: "tool-error", reason: "network-denied", message: "refused" } }))).toEqual({ error: { kind: "tool-error", reason: "network-denied", message: "refused" } });
+    expect(JSON.parse(toolResultContent({ ok: false, error: { kind: "invalid-arguments", message: "bad" } }))).toEqual({ error: { kind: "invalid-arguments", message: "bad" } });
   });
 
   it("stops at maxSteps model calls", () => {

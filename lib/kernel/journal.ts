@@ -163,14 +163,19 @@ export function toolErrorFailure(state: KernelState, limits: TurnLimits): RunFai
     if (step.kind !== "tools") continue;
     for (const call of step.calls) {
       if (!call.result || call.result.ok) continue;
-      const { kind, message } = call.result.error;
+      const { kind, message, reason } = call.result.error;
       if (limits.toolErrors.retryOn.includes(kind) && used < limits.toolErrors.maxRetries) {
         used += 1;
         continue;
       }
       const code = kind === "unknown-tool" ? "unresolved-tool" : "tool-invocation-failed";
       const why = limits.toolErrors.retryOn.includes(kind) ? `the turn's toolErrors.maxRetries (${limits.toolErrors.maxRetries}) is spent` : `${kind} is not in toolErrors.retryOn`;
-      return { code, message: `tool call ${call.callId} to "${call.toolId}" failed (${kind}: ${message}); ${why}`, details: { callId: call.callId, toolId: call.toolId, kind, retriesUsed: used } };
+      // A refusal by the tool's network policy (reason network-denied), a timeout, …: named in the message and the details.
+      return {
+        code,
+        message: `tool call ${call.callId} to "${call.toolId}" failed (${reason ?? kind}: ${message}); ${why}`,
+        details: { callId: call.callId, toolId: call.toolId, kind, ...(reason ? { reason } : {}), retriesUsed: used },
+      };
     }
   }
   return null;
@@ -191,7 +196,9 @@ export function fenceData(source: string, text: string): string {
 
 /** What the model reads as a call's result. */
 export function toolResultContent(result: ToolCallResult): string {
-  return result.ok ? JSON.stringify(result.output ?? null) : JSON.stringify({ error: { kind: result.error.kind, message: result.error.message } });
+  if (result.ok) return JSON.stringify(result.output ?? null);
+  const { kind, reason, message } = result.error;
+  return JSON.stringify({ error: { kind, ...(reason ? { reason } : {}), message } });
 }
 
 /** The message asking the model to repair an answer that does not match the output schema. */

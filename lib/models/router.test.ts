@@ -73,7 +73,7 @@ describe("routeCapability", () => {
     expect(vision).toMatchObject({ error: "no-provider" });
     expect((vision as { message: string }).message).toMatch(/dev-echo: model "dev-echo" lacks feature "vision"/);
     const gpu = routeCapability(agent({ capabilities: [{ kind: "gpu-compute", needs: [{ feature: "tool-use" }] }] }), listProviders(withKeys));
-    expect(gpu).toEqual({ error: "no-provider", message: expect.stringContaining('no provider serves capability kind "gpu-compute"') });
+    expect(gpu).toEqual({ error: "no-provider", message: expect.stringContaining('no provider serves capability kind "gpu-compute"'), capability: 0 });
     expect(routeCapability(agent({ capabilities: [{ needs: [{ region: "eu-only" }] }] }), listProviders({}))).toMatchObject({ error: "no-provider" });
   });
 
@@ -98,6 +98,25 @@ describe("routeCapability", () => {
     ];
     expect(routeCapability(agent({ capabilities: [{ prefer: [{ feature: "vision", weight: 2 }] }] }), custom)).toMatchObject({ providerId: "b" });
     expect(routeCapability(agent(), custom)).toMatchObject({ providerId: "a" });
+  });
+
+  it("matches every capability entry by its kind, not only the first, and names the entry none can serve", () => {
+    const embedder: ProviderDescriptor = { id: "embedder", kind: "openai-compatible", capabilityKind: "embedding", models: [{ name: "embed-1", features: ["multilingual"] }], source: "environment", dev: false, routing: "normal" };
+    const providers = [...listProviders(withKeys), embedder];
+    // The turn's model is the llm-inference entry's, wherever it stands; the embedding entry is routed too.
+    const both = agent({ tools: [tool], capabilities: [{ kind: "embedding", needs: [{ feature: "multilingual" }] }, { needs: [{ models: { allow: ["gpt-4o"] } }] }] });
+    expect(routeCapability(both, providers)).toMatchObject({ providerId: "openai", model: "gpt-4o" });
+    // tool-use is an LLM feature: it is not asked of the embedding entry.
+    expect(routeCapability(agent({ tools: [tool], capabilities: [{}, { kind: "embedding" }] }), providers)).toMatchObject({ providerId: "openai" });
+    // An entry after the first that no provider serves fails the route at its index.
+    const gpu = routeCapability(agent({ capabilities: [{}, { kind: "gpu-compute" }] }), providers);
+    expect(gpu).toEqual({ error: "no-provider", capability: 1, message: expect.stringMatching(/^\/capabilities\/1: no provider serves capability kind "gpu-compute"/) });
+    const unmet = routeCapability(agent({ capabilities: [{}, { kind: "embedding", needs: [{ feature: "vision" }] }] }), providers);
+    expect(unmet).toEqual({ error: "no-provider", capability: 1, message: expect.stringContaining('model "embed-1" lacks feature "vision"') });
+    const secondLlm = routeCapability(agent({ capabilities: [{}, { needs: [{ feature: "teleport" }] }] }), providers);
+    expect(secondLlm).toMatchObject({ error: "no-provider", capability: 1 });
+    // Without an llm-inference entry, the first entry's route is the decision.
+    expect(routeCapability(agent({ capabilities: [{ kind: "embedding" }] }), providers)).toMatchObject({ providerId: "embedder", model: "embed-1" });
   });
 
   it("is deterministic: the same inputs give the same answer", () => {

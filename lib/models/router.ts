@@ -1,8 +1,10 @@
 /**
  * The capability router: which provider and model serve an agent.
  *
- * It looks at the agent's FIRST capability (kind default `llm-inference`) and its hard requirements (`needs`),
- * adds `tool-use` when the agent has tools, and keeps the (provider, model) pairs that satisfy all of them.
+ * Every entry of the agent's `capabilities` is matched by its kind (default `llm-inference`) and its hard
+ * requirements (`needs`; `tool-use` is added to an `llm-inference` entry when the agent has tools): an entry no
+ * provider can serve fails the route, naming the entry. The decision is that of the first `llm-inference` entry
+ * (else the first entry): the model the turn calls. For one entry, the (provider, model) pairs that satisfy it are kept.
  * Among those: the agent's `preferredProvider` (+ `preferredModel`) when it fits — a soft hint, ignored with a
  * reason when it does not; otherwise normal providers in registry order (highest `prefer` score first), then
  * the `dev-echo` fallback. A provider with routing `explicit` (scripted) is a candidate only when the agent
@@ -12,7 +14,8 @@ import type { AgentDefinition, Capability } from "@/lib/agents/validate-agent";
 import { LLM_INFERENCE, type ModelInfo, type ProviderDescriptor } from "@/lib/models/registry";
 
 export type RouteDecision = { providerId: string; model: string; reason: string };
-export type RouteFailure = { error: "no-provider"; message: string };
+/** `capability`: the index in `capabilities` of the entry no provider can serve. */
+export type RouteFailure = { error: "no-provider"; message: string; capability: number };
 export type RouteResult = RouteDecision | RouteFailure;
 
 /** The definition fields routing reads. */
@@ -89,10 +92,10 @@ function needProblem(need: Need, provider: ProviderDescriptor, model: ModelInfo)
   return `cannot satisfy the unknown requirement ${JSON.stringify(need)}`;
 }
 
-/** The hard requirements of a capability, plus `tool-use` when the agent has tools. */
+/** The hard requirements of a capability, plus `tool-use` for LLM inference when the agent has tools. */
 function needsOf(capability: Capability, definition: RoutableDefinition): Need[] {
   const needs = (Array.isArray(capability.needs) ? capability.needs : []).filter(isRecord);
-  const hasTools = Array.isArray(definition.tools) && definition.tools.length > 0;
+  const hasTools = Array.isArray(definition.tools) && definition.tools.length > 0 && kindOf(capability) === LLM_INFERENCE;
   if (hasTools && !needs.some((need) => need.feature === "tool-use")) return [...needs, { feature: "tool-use" }];
   return needs;
 }
@@ -121,14 +124,29 @@ const TIER: Record<ProviderDescriptor["routing"], number> = { normal: 0, explici
 
 type Candidate = { provider: ProviderDescriptor; model: ModelInfo; providerIndex: number; modelIndex: number; score: number };
 
+const kindOf = (capability: Capability): string => (typeof capability.kind === "string" ? capability.kind : LLM_INFERENCE);
+
 /**
- * Picks the provider and model for the agent's first capability, or explains why none can serve it.
+ * Matches every capability entry of the agent and answers with the provider and model for its first
+ * `llm-inference` entry (else its first entry), or explains which entry none can serve and why.
  * `preferredProvider`/`preferredModel` win when they satisfy the capability; `dev-echo` (routing `fallback`)
  * serves only when nothing else fits.
  */
 export function routeCapability(definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): RouteResult {
-  const capability: Capability = Array.isArray(definition.capabilities) && isRecord(definition.capabilities[0]) ? definition.capabilities[0] : {};
-  const kind = typeof capability.kind === "string" ? capability.kind : LLM_INFERENCE;
+  const entries: Capability[] = Array.isArray(definition.capabilities) && definition.capabilities.length > 0 ? definition.capabilities.map((entry) => (isRecord(entry) ? entry : {})) : [{}];
+  const routes = entries.map((capability) => routeOne(capability, definition, providers));
+  const failed = routes.findIndex((route) => "error" in route);
+  if (failed >= 0) {
+    const { message } = routes[failed] as Omit<RouteFailure, "capability">;
+    return { error: "no-provider", message: entries.length > 1 ? `/capabilities/${failed}: ${message}` : message, capability: failed };
+  }
+  const primary = entries.findIndex((capability) => kindOf(capability) === LLM_INFERENCE);
+  return routes[primary < 0 ? 0 : primary] as RouteDecision;
+}
+
+/** The provider and model for one capability entry, or why none can serve it. */
+function routeOne(capability: Capability, definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): RouteDecision | Omit<RouteFailure, "capability"> {
+  const kind = kindOf(capability);
   const needs = needsOf(capability, definition);
   const ofKind = providers.filter((provider) => provider.capabilityKind === kind);
   if (ofKind.length === 0) return { error: "no-provider", message: `no provider serves capability kind "${kind}" (providers: ${providers.map((p) => `${p.id} serves ${p.capabilityKind}`).join(", ") || "none"})` };

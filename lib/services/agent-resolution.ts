@@ -47,7 +47,7 @@ export async function activeToolVersions(scope: ResolutionScope, toolIds: readon
     const shadowed = new Set(registered.map((entry) => entry.entryId));
     for (const id of builtinIds) if (!shadowed.has(id)) byId.set(id, builtinToolVersions(id));
   }
-  for (const versions of byId.values()) versions.sort(semver.rcompare);
+  for (const versions of byId.values()) versions.sort((a, b) => semver.rcompare(a, b, true));
   return byId;
 }
 

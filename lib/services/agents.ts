@@ -9,7 +9,7 @@ import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
   agentId: string;
@@ -62,9 +62,9 @@ const definitionOf = (row: CatalogVersionRow): AgentDefinition => JSON.parse(row
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The routing verdict as an issue (or warning) at `/capabilities/0`, or none when a provider can serve the agent. */
+/** The routing verdict as an issue (or warning) at the capability entry no provider serves, or none when the agent can be served. */
 function routingIssues(routing: RouteResult): Issue[] {
-  return isRouted(routing) ? [] : [{ path: "/capabilities/0", message: routing.message }];
+  return isRouted(routing) ? [] : [{ path: `/capabilities/${routing.capability}`, message: routing.message }];
 }
 
 /**
@@ -75,8 +75,7 @@ function routingIssues(routing: RouteResult): Issue[] {
 export async function registerAgent(actor: Actor, body: Record<string, unknown>): Promise<{ agentId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...definition } = body;
   const result = validateAgentDefinition(definition);
-  if (!result.ok)
-    throw new AppError("validation-failed", `the agent definition is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues, warnings: result.warnings });
+  if (!result.ok) return refuseInvalidDocument(actor, projectId, "the agent definition", result.issues, { warnings: result.warnings });
   const agent = result.definition;
   const row = await registerCatalogVersion(actor, {
     kind: "agent",

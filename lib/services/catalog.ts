@@ -1,6 +1,6 @@
 import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
-import { AppError, notFound, type ErrorCode } from "@/lib/errors";
+import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
@@ -21,12 +21,36 @@ const codes: Record<CatalogKind, { alreadyRegistered: ErrorCode; projectMismatch
 const FULL_SEMVER = new RegExp(SEMVER_VERSION_PATTERN);
 
 /**
+ * Newest first by semver. Loose, so that a version stored before registration refused leading zeros (`01.0.0`)
+ * still sorts instead of failing every read of its entry.
+ */
+const newestFirst = (a: string, b: string) => semver.rcompare(a, b, true);
+
+/**
  * An agent or guardrail version in a path is full semver (prerelease and build allowed, unlike tool versions);
  * anything else is 400 bad-input before any database access.
  */
 export function requireSemverVersion(version: string): string {
   if (!FULL_SEMVER.test(version)) throw new AppError("bad-input", "malformed version", { issues: [{ path: "/version", message: "must be a semver version such as 1.2.3 or 1.2.3-beta.1" }] });
   return version;
+}
+
+/**
+ * Refuses a registration whose document has problems, without dropping a problem of its `projectId`: when the
+ * projectId is missing, malformed or not a project the caller may write to, the answer is 400 `bad-input` (as for a
+ * valid document) with the projectId issue first and the document's issues after it; otherwise it is 400
+ * `validation-failed` with the document's issues. `what` names the document ("the manifest").
+ */
+export async function refuseInvalidDocument(actor: Actor, projectId: unknown, what: string, issues: Issue[], extra: Record<string, unknown> = {}): Promise<never> {
+  const summary = `${issues.length} problem(s), first: ${issues[0].path || "/"} ${issues[0].message}`;
+  try {
+    await resolveWritableProject(await getDb(), actor, projectId);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "bad-input") throw error;
+    const projectIssues = (error.details?.issues as Issue[] | undefined) ?? [{ path: "/projectId", message: error.message }];
+    throw new AppError("bad-input", `${error.message}; ${what} is not valid either: ${summary}`, { ...extra, issues: [...projectIssues, ...issues] });
+  }
+  throw new AppError("validation-failed", `${what} is not valid: ${summary}`, { ...extra, issues });
 }
 
 export type CatalogVersionRow = {
@@ -66,7 +90,7 @@ export type NewCatalogVersion = {
 /** Recomputes which version of the entry is latest; the caller holds the entry's row lock. */
 async function refreshLatest(tx: DbTx, entryRowId: string): Promise<string | null> {
   const versions = await tx.catalogVersion.findMany({ where: { entryRowId, status: "active" }, select: { version: true } });
-  const latest = versions.map((row) => row.version).sort(semver.rcompare)[0] ?? null;
+  const latest = versions.map((row) => row.version).sort(newestFirst)[0] ?? null;
   await tx.catalogVersion.updateMany({ where: { entryRowId, isLatest: true, ...(latest ? { NOT: { version: latest } } : {}) }, data: { isLatest: false } });
   if (latest) await tx.catalogVersion.updateMany({ where: { entryRowId, version: latest }, data: { isLatest: true } });
   await tx.catalogEntry.update({ where: { id: entryRowId }, data: { latestVersion: latest } });
@@ -152,7 +176,7 @@ async function findEntry(actor: Actor, kind: CatalogKind, entryId: string) {
 export async function getCatalogEntry(actor: Actor, kind: CatalogKind, entryId: string) {
   const entry = await findEntry(actor, kind, entryId);
   const db = await getDb();
-  const versions = (await db.catalogVersion.findMany({ where: { entryRowId: entry.id } })).sort((a, b) => semver.rcompare(a.version, b.version));
+  const versions = (await db.catalogVersion.findMany({ where: { entryRowId: entry.id } })).sort((a, b) => newestFirst(a.version, b.version));
   return { entry, latest: versions.find((row) => row.isLatest) ?? null, versions };
 }
 
@@ -189,8 +213,8 @@ export const catalogVersionSummary = (row: CatalogVersionRow) => ({ version: row
 export async function listCatalogVersions(actor: Actor, kind: CatalogKind, entryId: string, page: { limit: number; cursor?: string }) {
   const { versions } = await getCatalogEntry(actor, kind, entryId);
   const after = decodeCursor(page.cursor)?.[0];
-  if (after !== undefined && (typeof after !== "string" || !semver.valid(after)))
+  if (after !== undefined && (typeof after !== "string" || !semver.valid(after, true)))
     throw new AppError("bad-input", "cursor is not one this API returned", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
-  const start = after ? versions.findIndex((row) => semver.lt(row.version, after)) : 0;
+  const start = after ? versions.findIndex((row) => semver.lt(row.version, after, true)) : 0;
   return toPage(start < 0 ? [] : versions.slice(start, start + page.limit + 1), page.limit, (row) => [row.version], catalogVersionSummary);
 }

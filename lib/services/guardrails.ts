@@ -5,7 +5,7 @@ import { AppError } from "@/lib/errors";
 import { validateGuardrailDefinition, type GuardrailDefinition } from "@/lib/guardrails/definition";
 import type { ResolvedGuardrail } from "@/lib/guardrails/evaluate";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type GuardrailVersionView = {
   guardrailId: string;
@@ -82,12 +82,12 @@ async function projectOrDefault(actor: Actor, projectId: unknown): Promise<unkno
 export async function registerGuardrail(actor: Actor, body: Record<string, unknown>): Promise<{ guardrailId: string; version: string }> {
   const { projectId, ...definition } = body;
   const result = validateGuardrailDefinition(definition);
-  if (!result.ok)
-    throw new AppError("validation-failed", `the guardrail definition is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues });
+  const project = await projectOrDefault(actor, projectId);
+  if (!result.ok) return refuseInvalidDocument(actor, project, "the guardrail definition", result.issues);
   const guardrail = result.definition;
   const row = await registerCatalogVersion(actor, {
     kind: "guardrail",
-    projectId: await projectOrDefault(actor, projectId),
+    projectId: project,
     entryId: guardrail.id,
     version: guardrail.version,
     document: JSON.stringify(definition),

@@ -7,6 +7,7 @@ import { getDb, type DbTx } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
+import { MAX_RETRIEVAL_LIMIT } from "@/lib/agents/agent-schema";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
@@ -15,8 +16,8 @@ import { audit } from "@/lib/services/audit";
 export const FACT_TYPE_PATTERN = "^[a-z0-9][a-z0-9._-]*$";
 export const MAX_FACT_TYPE_LENGTH = 64;
 export const MAX_FACT_CONTENT_LENGTH = 8000;
-/** Facts one retrieval or search returns at most. */
-export const MAX_FACTS_PER_SEARCH = 100;
+/** Facts one retrieval or search returns at most (an agent's retrieval `limit` is refused above it). */
+export const MAX_FACTS_PER_SEARCH = MAX_RETRIEVAL_LIMIT;
 const DEFAULT_FACTS_PER_SEARCH = 10;
 /** Only the start of a long query text is searched for (a whole pasted document would be a query of thousands of terms). */
 const MAX_QUERY_TEXT_LENGTH = 8000;

@@ -5,9 +5,9 @@ import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
-import { validateToolManifest } from "@/lib/tools/validate-manifest";
+import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type ToolVersionView = {
   toolId: string;
@@ -68,17 +68,21 @@ function tagsOf(metadata: unknown): string[] {
 }
 
 /**
- * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules,
- * then stores it exactly as sent, without `projectId`.
+ * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules (a
+ * production server refuses `filesystem` handlers unless allowed), then stores it exactly as sent, without
+ * `projectId`. A projectId problem is reported with the manifest's problems (see {@link refuseInvalidDocument}).
  */
 export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string }> {
   const { projectId, ...manifest } = body;
-  const result = validateToolManifest(manifest);
-  if (typeof manifest.id === "string" && isBuiltinToolId(manifest.id)) {
-    const issue = { path: "/id", message: `${JSON.stringify(manifest.id)} is reserved for a built-in tool; choose another id, e.g. "<pack>.${manifest.id}"` };
-    throw new AppError("validation-failed", `the manifest is not valid: ${issue.message}`, { issues: [issue, ...(result.ok ? [] : result.issues.filter((other) => other.path !== "/id"))] });
+  const result = validateToolManifest(manifest, { allowFilesystemHandlers: filesystemHandlersAllowed() });
+  const reserved =
+    typeof manifest.id === "string" && isBuiltinToolId(manifest.id)
+      ? { path: "/id", message: `${JSON.stringify(manifest.id)} is reserved for a built-in tool; choose another id, e.g. "<pack>.${manifest.id}"` }
+      : undefined;
+  if (!result.ok || reserved) {
+    const issues = result.ok ? [] : result.issues.filter((issue) => !reserved || issue.path !== "/id");
+    return refuseInvalidDocument(actor, projectId, "the manifest", reserved ? [reserved, ...issues] : issues);
   }
-  if (!result.ok) throw new AppError("validation-failed", `the manifest is not valid: ${result.issues.length} problem(s), first: ${result.issues[0].path || "/"} ${result.issues[0].message}`, { issues: result.issues });
   const tool = result.manifest;
   const row = await registerCatalogVersion(actor, {
     kind: "tool",

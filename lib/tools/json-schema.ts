@@ -225,10 +225,11 @@ export function getValidator(schema: Record<string, unknown>, transport: ToolTra
 }
 
 /** Ajv errors as issues: one per JSON pointer (the first Ajv reports there), each with a specific message. */
-export function issuesFromAjvErrors(errors: ErrorObject[]): Issue[] {
+export function issuesFromAjvErrors(errors: ErrorObject[], patternMessages: Record<string, string> = {}): Issue[] {
   const byPath = new Map<string, string>();
   for (const error of errors) {
-    const issue = issueFromAjvError(error);
+    const patternMessage = error.keyword === "pattern" ? patternMessages[String(error.params.pattern)] : undefined;
+    const issue = patternMessage ? { path: error.instancePath, message: patternMessage } : issueFromAjvError(error);
     if (!byPath.has(issue.path)) byPath.set(issue.path, issue.message);
   }
   return [...byPath].map(([path, message]) => ({ path, message }));

@@ -6,6 +6,8 @@
  * `kind` gives one error at `…/kind` instead of a `oneOf` cascade.
  */
 
+import { catalogIdSchema } from "@/lib/ids";
+
 /** Canonical URI of the Draft 2020-12 meta-schema. */
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 
@@ -98,6 +100,15 @@ export type ToolManifest = {
   codeArtifactRef?: CodeArtifactRef;
   spec?: HttpToolSpec;
 };
+
+/**
+ * A tool version: MAJOR.MINOR.PATCH (the seed's pattern) without leading zeros, so that every version that registers
+ * is a semver version the registry can order (`01.0.0` is not one).
+ */
+export const TOOL_VERSION_PATTERN = "^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)$";
+
+/** The longest `spec.timeoutMs`: what a timer can hold (2^31 - 1 ms, about 24.8 days); a larger delay fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const nonEmptyString = { type: "string", minLength: 1 } as const;
 const stringList = { type: "array", items: nonEmptyString } as const;
@@ -200,7 +211,13 @@ const $defs = {
       headers: { type: "array", items: { $ref: "#/$defs/HttpHeaderSpec" } },
       authorization: { $ref: "#/$defs/HttpAuthSpec" },
       requestBody: { $ref: "#/$defs/HttpRequestBodySpec" },
-      timeoutMs: { type: "integer", minimum: 1, default: 30000, description: "Wall-clock timeout in ms. Default 30000." },
+      timeoutMs: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_TIMEOUT_MS,
+        default: 30000,
+        description: "Wall-clock timeout in ms, 1 to 2147483647 (what a timer can hold). Default 30000.",
+      },
       parseJson: {
         type: "boolean",
         default: true,
@@ -212,6 +229,7 @@ const $defs = {
           max: { type: "integer", minimum: 100, maximum: 599 },
         },
         ["min", "max"],
+        "The statuses that count as success, min to max inclusive (min ≤ max). Default 200 to 299.",
       ),
     },
     ["kind", "method", "urlTemplate"],
@@ -223,16 +241,17 @@ const $defs = {
 
 const manifestProperties = {
   id: {
-    ...nonEmptyString,
+    ...catalogIdSchema,
     description:
-      "Unique tool identifier. Convention: '<pack>.<tool>' (e.g. 'acme.verify-citation') or a bare id for tools built into Kindgi.",
+      "Unique tool identifier, 1 to 200 characters without control characters. Convention: '<pack>.<tool>' (e.g. " +
+      "'acme.verify-citation') or a bare id for tools built into Kindgi.",
   },
   description: {
     ...nonEmptyString,
     description:
       "Human- and LLM-readable description of what this tool does. Load-bearing: this is what the LLM sees when deciding to call the tool.",
   },
-  version: { type: "string", pattern: "^\\d+\\.\\d+\\.\\d+$", description: "Semantic version MAJOR.MINOR.PATCH." },
+  version: { type: "string", pattern: TOOL_VERSION_PATTERN, description: "Semantic version MAJOR.MINOR.PATCH, without leading zeros." },
   input: { type: "object", description: ioSchemaDescription("input") },
   output: { type: "object", description: ioSchemaDescription("output") },
   needs: {

@@ -20,7 +20,7 @@ async function refusal(url: string, policy: NetworkPolicy | undefined, lookup?: 
   return error as ToolNetworkError;
 }
 
-const PUBLIC = "203.0.113.10";
+const PUBLIC = "93.184.215.14";
 const unrestricted: NetworkPolicy = { kind: "unrestricted" };
 
 describe("addressCategory", () => {
@@ -52,11 +52,22 @@ describe("addressCategory", () => {
     ["::127.0.0.1", "loopback"],
     ["64:ff9b::10.0.0.1", "private"],
     ["2002:7f00:1::", "loopback"],
+    ["192.0.2.1", "documentation"],
+    ["198.51.100.7", "documentation"],
+    ["203.0.113.10", "documentation"],
+    ["2001:db8::1", "documentation"],
+    ["2001:db8:ffff:ffff::1", "documentation"],
+    ["::ffff:203.0.113.10", "documentation"],
+    ["2002:c000:0201::", "documentation"],
+    ["100::1", "discard-only"],
+    ["100::ffff:ffff:ffff:ffff", "discard-only"],
+    ["2001::1", "Teredo"],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"],
   ])("%s is %s", (address, category) => {
     expect(addressCategory(address)).toBe(category);
   });
 
-  it.each(["8.8.8.8", "172.32.0.1", "100.128.0.1", "203.0.113.10", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"])(
+  it.each(["8.8.8.8", "172.32.0.1", "100.128.0.1", "93.184.215.14", "192.0.3.1", "198.51.101.1", "203.0.114.1", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2001:db9::1", "2001:1::1", "100:0:0:1::1"])(
     "%s is public",
     (address) => {
       expect(addressCategory(address)).toBeUndefined();
@@ -103,6 +114,27 @@ describe("checkDestination", () => {
     }
     const error = await refusal("http://localhost:3000/", undefined, fakeResolver({ localhost: ["127.0.0.1"] }));
     expect(error.message).toBe("request to localhost:3000 refused: 127.0.0.1 is a loopback address, reachable only when the tool's network allowlist names this host");
+  });
+
+  it("refuses documentation, discard-only and Teredo addresses unless the allowlist names the host", async () => {
+    const cases: Array<[string, string]> = [
+      ["http://192.0.2.1/", "192.0.2.1 is a documentation address"],
+      ["http://198.51.100.20:8080/", "198.51.100.20 is a documentation address"],
+      ["https://203.0.113.9/", "203.0.113.9 is a documentation address"],
+      ["http://[2001:db8::7]/", "2001:db8::7 is a documentation address"],
+      ["http://[100::1]/", "100::1 is a discard-only address"],
+      ["http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "2001:0:4136:e378:8000:63bf:3fff:fdd2 is a Teredo address"],
+    ];
+    for (const [url, reason] of cases) {
+      for (const policy of [unrestricted, undefined]) {
+        const error = await refusal(url, policy);
+        expect(error.code).toBe("network-denied");
+        expect(error.message).toContain(reason);
+      }
+    }
+    const lookup = fakeResolver({ "docs.example.com": ["203.0.113.9"] });
+    expect((await refusal("https://docs.example.com/", unrestricted, lookup)).message).toContain("203.0.113.9 is a documentation address");
+    await expect(checkDestination(new URL("https://docs.example.com/"), { kind: "allowlist", hosts: ["docs.example.com"] }, { lookup })).resolves.toMatchObject({ address: "203.0.113.9" });
   });
 
   it("checks every address a name resolves to", async () => {

@@ -6,7 +6,8 @@
  * - An absent policy is read as `unrestricted`: the field is an optional additive one in Tool 1.3.0, and tools
  *   written before it existed must keep working. Non-public addresses stay refused either way.
  * - Whatever the policy, a host that resolves to a loopback, private, link-local, carrier-grade NAT, unspecified,
- *   multicast, reserved or cloud-metadata address is refused unless the allowlist names that host. A metadata
+ *   multicast, reserved, documentation (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, 2001:db8::/32), discard-only
+ *   (100::/64), Teredo (2001::/32) or cloud-metadata address is refused unless the allowlist names that host. A metadata
  *   address is stricter still: only an allowlist entry naming the metadata host itself (its IP or a metadata host
  *   name) opens it, never an ordinary name that happens to resolve there.
  * - The host is resolved once, every address it resolves to is checked, and the caller connects to the returned
@@ -48,6 +49,9 @@ export type AddressCategory =
   | "unspecified"
   | "multicast"
   | "reserved"
+  | "documentation"
+  | "discard-only"
+  | "Teredo"
   | "cloud metadata";
 
 type Range = { family: 4 | 6; network: bigint; prefix: number; category: AddressCategory };
@@ -62,13 +66,19 @@ const RESTRICTED_RANGES: Range[] = [
   ["169.254.0.0/16", "link-local"],
   ["172.16.0.0/12", "private"],
   ["192.0.0.0/24", "reserved"],
+  ["192.0.2.0/24", "documentation"],
   ["192.168.0.0/16", "private"],
   ["198.18.0.0/15", "reserved"],
+  ["198.51.100.0/24", "documentation"],
+  ["203.0.113.0/24", "documentation"],
   ["224.0.0.0/4", "multicast"],
   ["240.0.0.0/4", "reserved"],
   ["::/128", "unspecified"],
   ["::1/128", "loopback"],
   ["fd00:ec2::254/128", "cloud metadata"],
+  ["100::/64", "discard-only"],
+  ["2001:db8::/32", "documentation"],
+  ["2001::/32", "Teredo"],
   ["fc00::/7", "private"],
   ["fe80::/10", "link-local"],
   ["fec0::/10", "private"],

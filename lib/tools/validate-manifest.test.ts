@@ -5,8 +5,9 @@ import addFormats from "ajv-formats";
 import { describe, expect, test } from "vitest";
 import { invalidManifests, validManifests } from "../../tests/corpus/invalid-manifests";
 import { compileDialectSchema, getValidator, jsonSchemaIssues, schemaDialect } from "./json-schema";
-import { registerToolBodySchema, toolManifestSchema } from "./manifest-schema";
-import { parseMcpEndpoint, templatePlaceholders, validateToolManifest, type Issue } from "./validate-manifest";
+import { MAX_TIMEOUT_MS, registerToolBodySchema, TOOL_VERSION_PATTERN, toolManifestSchema } from "./manifest-schema";
+import { isCatalogId } from "@/lib/ids";
+import { filesystemHandlersAllowed, parseMcpEndpoint, templatePlaceholders, validateToolManifest, type Issue } from "./validate-manifest";
 
 type Manifest = Record<string, unknown>;
 
@@ -69,15 +70,70 @@ describe("schema", () => {
     ]);
   });
 
-  test("version follows the seed's pattern, leading zeros included", () => {
-    expectValid({ ...base, version: "01.002.3" });
-    expectIssue({ ...base, version: "1.0.0-beta" }, "/version", "must match the pattern ^\\d+\\.\\d+\\.\\d+$");
+  test("version follows the seed's pattern MAJOR.MINOR.PATCH, without leading zeros (semver can order it)", () => {
+    expectValid({ ...base, version: "0.10.200" });
+    const message = 'must be a version MAJOR.MINOR.PATCH such as "1.2.3", without leading zeros';
+    for (const version of ["01.0.0", "1.02.3", "1.0.00", "1.0.0-beta", "1.0"]) expectIssue({ ...base, version }, "/version", message);
+  });
+
+  test("id: 1 to 200 characters (code points) without control characters, the grammar of the {toolId} path parameter", () => {
+    expectValid({ ...base, id: "x".repeat(200) });
+    expectValid({ ...base, id: "✓".repeat(200) });
+    expectValid({ ...base, id: "acme/odd id ü%" });
+    expectIssue({ ...base, id: "x".repeat(201) }, "/id", /200/);
+    for (const id of ["a\tb", "a\nb", "a\u001fb"]) expectIssue({ ...base, id }, "/id", "must not contain control characters (U+0000–U+001F)");
   });
 
   test("string fields the route constrains must not be empty", () => {
     expectIssue({ ...base, id: "" }, "/id", "must not be empty");
     expectIssue(http({ headers: [{ name: "", value: "" }] }), "/spec/headers/0/name", "must not be empty");
     expectValid(http({ headers: [{ name: "X-Empty", value: "" }] }));
+  });
+
+  test("timeoutMs at most what a timer can hold; successStatus min ≤ max", () => {
+    expectValid(http({ timeoutMs: 2_147_483_647, successStatus: { min: 204, max: 204 } }));
+    expectIssue(http({ timeoutMs: 2_147_483_648 }), "/spec/timeoutMs", "must be <= 2147483647");
+    expect(issuesOf(http({ successStatus: { min: 300, max: 200 } }))).toEqual([{ path: "/spec/successStatus", message: "min (300) must not be greater than max (200)" }]);
+    // An out-of-range bound gets the schema's message only.
+    expect(issuesOf(http({ successStatus: { min: 700, max: 200 } }))).toEqual([{ path: "/spec/successStatus/min", message: "must be <= 599" }]);
+  });
+
+  test("headers the runtime sets itself are refused at registration", () => {
+    for (const name of ["Host", "content-length", "Idempotency-Key", "Transfer-Encoding", "Connection"]) {
+      expect(issuesOf(http({ headers: [{ name: "Accept", value: "x" }, { name, value: "x" }] }))).toEqual([{ path: "/spec/headers/1/name", message: `${name} is set by the runtime and cannot be declared in the spec` }]);
+    }
+    const bearer = { kind: "bearer", secretRef: { envName: "K", name: "k" } };
+    expect(issuesOf(http({ authorization: bearer, headers: [{ name: "Authorization", value: "Basic x" }] }))).toEqual([
+      { path: "/spec/headers/0/name", message: "Authorization is set by the runtime from the spec's authorization and cannot also be declared as a header" },
+    ]);
+    const header = { kind: "header", headerName: "X-Api-Key", secretRef: { envName: "K", name: "k" } };
+    expectIssue(http({ authorization: header, headers: [{ name: "x-api-key", value: "v" }] }), "/spec/headers/0/name", /from the spec's authorization/);
+    expectIssue(http({ authorization: { ...header, headerName: "Host" } }), "/spec/authorization/headerName", "Host is set by the runtime and cannot carry the authorization");
+    // Without an authorization, an Authorization header is the spec's own; with a header-kind one, it is too.
+    expectValid(http({ headers: [{ name: "Authorization", value: "Basic x" }] }));
+    expectValid(http({ authorization: header, headers: [{ name: "Authorization", value: "Basic x" }] }));
+  });
+
+  test("a filesystem handler's modulePath is absolute; a production server refuses filesystem handlers", () => {
+    const local = { ...base, codeArtifactRef: handler };
+    expectValid(local);
+    expectValid({ ...base, codeArtifactRef: { kind: "filesystem", modulePath: "C:\\packs\\handler.js" } });
+    for (const modulePath of ["handlers/sign.js", "./sign.js", "../sign.js", "~/sign.js"]) {
+      expectIssue({ ...base, codeArtifactRef: { kind: "filesystem", modulePath } }, "/codeArtifactRef/modulePath", /must be an absolute path/);
+    }
+    const production = validateToolManifest(local, { allowFilesystemHandlers: false });
+    expect(production).toEqual({ ok: false, issues: [{ path: "/codeArtifactRef", message: expect.stringContaining('"filesystem" handler is the local-development shape') }] });
+    expect(validateToolManifest(local, { allowFilesystemHandlers: true })).toEqual({ ok: true, manifest: local });
+    const oci = { ...base, codeArtifactRef: { kind: "oci", imageRef: "registry.example/tools:1", modulePath: "dist/handler.js", artifactVersion: "1" } };
+    expect(validateToolManifest(oci, { allowFilesystemHandlers: false })).toEqual({ ok: true, manifest: oci });
+  });
+
+  test("filesystemHandlersAllowed: everywhere but NODE_ENV=production, where KINDGI_ALLOW_FILESYSTEM_HANDLERS=1 allows them", () => {
+    expect(filesystemHandlersAllowed({ NODE_ENV: "development" })).toBe(true);
+    expect(filesystemHandlersAllowed({})).toBe(true);
+    expect(filesystemHandlersAllowed({ NODE_ENV: "production" })).toBe(false);
+    expect(filesystemHandlersAllowed({ NODE_ENV: "production", KINDGI_ALLOW_FILESYSTEM_HANDLERS: "0" })).toBe(false);
+    expect(filesystemHandlersAllowed({ NODE_ENV: "production", KINDGI_ALLOW_FILESYSTEM_HANDLERS: "1" })).toBe(true);
   });
 
   test("numeric limits: limits >= 1, timeoutMs >= 1, successStatus in 100..599", () => {
@@ -412,8 +468,34 @@ describe("conformance with the public tool.schema.json (1.1.0)", () => {
     return rest;
   }
 
-  test("on every corpus manifest without 1.3.0 additions, our schema and 1.1.0 agree", () => {
-    const manifests = [...validManifests(), ...invalidManifests()].map((entry) => without13Additions(entry.manifest));
+  /** Where our schema is stricter than 1.1.0 on purpose: the id grammar, versions without leading zeros, a timeoutMs a timer can hold. */
+  function stricterOnPurpose(manifest: unknown): boolean {
+    if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest)) return false;
+    const { id, version, spec } = manifest as Manifest;
+    const timeoutMs = typeof spec === "object" && spec !== null ? (spec as Manifest).timeoutMs : undefined;
+    return (
+      (typeof id === "string" && !isCatalogId(id)) ||
+      (typeof version === "string" && /^\d+\.\d+\.\d+$/.test(version) && !new RegExp(TOOL_VERSION_PATTERN).test(version)) ||
+      (typeof timeoutMs === "number" && timeoutMs > MAX_TIMEOUT_MS)
+    );
+  }
+
+  test("difference: ids follow the path parameter's grammar, versions have no leading zeros, timeoutMs fits a timer", () => {
+    const cases: Array<[Manifest, string]> = [
+      [{ ...base, id: "x".repeat(201) }, "/id"],
+      [{ ...base, id: "acme\ttool" }, "/id"],
+      [{ ...base, version: "01.0.0" }, "/version"],
+      [http({ timeoutMs: MAX_TIMEOUT_MS + 1 }), "/spec/timeoutMs"],
+    ];
+    for (const [manifest, path] of cases) {
+      expect(referenceAccepts(manifest)).toBe(true);
+      expect(stricterOnPurpose(manifest)).toBe(true);
+      expectIssue(manifest, path);
+    }
+  });
+
+  test("on every corpus manifest without 1.3.0 additions, our schema and 1.1.0 agree (but where ours is stricter on purpose)", () => {
+    const manifests = [...validManifests(), ...invalidManifests()].map((entry) => without13Additions(entry.manifest)).filter((manifest) => !stricterOnPurpose(manifest));
     const disagreements = manifests.filter((manifest) => referenceAccepts(manifest) !== ourSchemaAccepts(manifest));
     expect(disagreements).toEqual([]);
   });

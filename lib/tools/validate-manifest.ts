@@ -4,13 +4,43 @@
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import { isObject, issuesFromAjvErrors, jsonSchemaIssues, type Issue, type ToolTransport } from "./json-schema";
-import { toolManifestSchema, type ToolManifest } from "./manifest-schema";
+import { CATALOG_ID_PATTERN, CATALOG_ID_PATTERN_MESSAGE } from "@/lib/ids";
+import { TOOL_VERSION_PATTERN, toolManifestSchema, type ToolManifest } from "./manifest-schema";
 
 export type { Issue } from "./json-schema";
 export type { ToolManifest } from "./manifest-schema";
 
 /** The outcome of {@link validateToolManifest}. */
 export type ManifestValidation = { ok: true; manifest: ToolManifest } | { ok: false; issues: Issue[] };
+
+/** What the server allows beyond the schema. */
+export type ManifestValidationOptions = {
+  /**
+   * Whether a `filesystem` codeArtifactRef (a handler file on the server's own disk, the local-development shape)
+   * is accepted. Default true; a production server passes {@link filesystemHandlersAllowed}.
+   */
+  allowFilesystemHandlers?: boolean;
+};
+
+/**
+ * Headers the HTTP runtime sets itself (lower case): a spec may not declare them, nor name one as its authorization
+ * header. `authorization` joins them when the spec has an `authorization` of kind bearer or connection.
+ */
+export const RUNTIME_SET_HEADERS: ReadonlySet<string> = new Set(["host", "content-length", "transfer-encoding", "connection", "idempotency-key"]);
+
+/**
+ * The seed's rule for `filesystem` handlers: production servers reject them. Production is `NODE_ENV=production`
+ * (what `npm start` / `next start` run with); `KINDGI_ALLOW_FILESYSTEM_HANDLERS=1` allows them there anyway.
+ */
+export function filesystemHandlersAllowed(env: Record<string, string | undefined> = process.env): boolean {
+  return env.NODE_ENV !== "production" || env.KINDGI_ALLOW_FILESYSTEM_HANDLERS === "1";
+}
+
+/** Messages in words for the schema's patterns. */
+const PATTERN_MESSAGES: Record<string, string> = {
+  [CATALOG_ID_PATTERN]: CATALOG_ID_PATTERN_MESSAGE,
+  [TOOL_VERSION_PATTERN]: 'must be a version MAJOR.MINOR.PATCH such as "1.2.3", without leading zeros',
+};
 
 /** A parsed `mcpEndpoint`. */
 export type McpEndpoint = { transport: "stdio"; command: string } | { transport: "http" | "sse"; url: URL };
@@ -31,6 +61,9 @@ const RULES: Array<(manifest: Manifest) => Issue[]> = [
   textBodyIssues,
   connectionAuthorizationIssues,
   allowlistIssues,
+  successStatusIssues,
+  runtimeHeaderIssues,
+  modulePathIssues,
 ];
 
 let manifestSchemaValidator: ValidateFunction | undefined;
@@ -39,13 +72,14 @@ let manifestSchemaValidator: ValidateFunction | undefined;
  * Validates a Tool 1.3.0 manifest (without the route's `projectId`) and reports every problem found. A field that
  * fails the schema gets only the schema's message, not a second one from the rules.
  */
-export function validateToolManifest(manifest: unknown): ManifestValidation {
+export function validateToolManifest(manifest: unknown, options: ManifestValidationOptions = {}): ManifestValidation {
   manifestSchemaValidator ??= new Ajv2020({ allErrors: true, strict: true, discriminator: true, verbose: true }).compile(
     toolManifestSchema,
   );
-  const schemaIssues = manifestSchemaValidator(manifest) ? [] : issuesFromAjvErrors(manifestSchemaValidator.errors ?? []);
+  const schemaIssues = manifestSchemaValidator(manifest) ? [] : issuesFromAjvErrors(manifestSchemaValidator.errors ?? [], PATTERN_MESSAGES);
   const failedPaths = new Set(schemaIssues.map((issue) => issue.path));
-  const ruleIssues = isObject(manifest) ? RULES.flatMap((rule) => rule(manifest)) : [];
+  const serverRules = options.allowFilesystemHandlers === false ? [filesystemHandlerIssues] : [];
+  const ruleIssues = isObject(manifest) ? [...RULES, ...serverRules].flatMap((rule) => rule(manifest)) : [];
   const issues = uniqueIssues([...schemaIssues, ...ruleIssues.filter((issue) => !failedPaths.has(issue.path))]);
   return issues.length === 0 ? { ok: true, manifest: manifest as ToolManifest } : { ok: false, issues };
 }
@@ -149,6 +183,69 @@ function allowlistIssues(manifest: Manifest): Issue[] {
     const problem = typeof host === "string" && host !== "" ? hostProblem(host) : undefined;
     return problem ? [{ path: `/network/hosts/${index}`, message: problem }] : [];
   });
+}
+
+/** `successStatus` is a range: `min` at most `max`. */
+function successStatusIssues(manifest: Manifest): Issue[] {
+  const range = isObject(manifest.spec) ? manifest.spec.successStatus : undefined;
+  const isStatus = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 100 && (value as number) <= 599;
+  if (!isObject(range) || !isStatus(range.min) || !isStatus(range.max) || range.min <= range.max) return [];
+  return [{ path: "/spec/successStatus", message: `min (${range.min}) must not be greater than max (${range.max})` }];
+}
+
+/**
+ * The spec's headers and its authorization header name none the runtime sets itself: Host, Content-Length,
+ * Transfer-Encoding, Connection, Idempotency-Key, and Authorization when the spec has a bearer or connection
+ * authorization (or the authorization header's own name when it is of kind header).
+ */
+function runtimeHeaderIssues(manifest: Manifest): Issue[] {
+  const spec = isObject(manifest.spec) ? manifest.spec : undefined;
+  if (!spec) return [];
+  const authorization = isObject(spec.authorization) ? spec.authorization : undefined;
+  const authHeader =
+    authorization?.kind === "bearer" || authorization?.kind === "connection"
+      ? "authorization"
+      : authorization?.kind === "header" && typeof authorization.headerName === "string"
+        ? authorization.headerName.toLowerCase()
+        : undefined;
+  const issues: Issue[] = [];
+  if (authorization?.kind === "header" && typeof authorization.headerName === "string" && RUNTIME_SET_HEADERS.has(authHeader!))
+    issues.push({ path: "/spec/authorization/headerName", message: `${authorization.headerName} is set by the runtime and cannot carry the authorization` });
+  (Array.isArray(spec.headers) ? spec.headers : []).forEach((header, index) => {
+    const name = isObject(header) && typeof header.name === "string" ? header.name : undefined;
+    if (!name) return;
+    const key = name.toLowerCase();
+    if (RUNTIME_SET_HEADERS.has(key)) issues.push({ path: `/spec/headers/${index}/name`, message: `${name} is set by the runtime and cannot be declared in the spec` });
+    else if (key === authHeader)
+      issues.push({ path: `/spec/headers/${index}/name`, message: `${name} is set by the runtime from the spec's authorization and cannot also be declared as a header` });
+  });
+  return issues;
+}
+
+/** A `filesystem` handler's `modulePath` is an absolute path on the server's host. */
+function modulePathIssues(manifest: Manifest): Issue[] {
+  const ref = manifest.codeArtifactRef;
+  if (!isObject(ref) || ref.kind !== "filesystem" || typeof ref.modulePath !== "string" || ref.modulePath === "") return [];
+  return isAbsolutePath(ref.modulePath)
+    ? []
+    : [{ path: "/codeArtifactRef/modulePath", message: `must be an absolute path to the handler file (such as /srv/packs/acme/handler.js), not ${JSON.stringify(ref.modulePath)}` }];
+}
+
+/** Refused on a production server unless it allows filesystem handlers ({@link filesystemHandlersAllowed}). */
+function filesystemHandlerIssues(manifest: Manifest): Issue[] {
+  return isObject(manifest.codeArtifactRef) && manifest.codeArtifactRef.kind === "filesystem"
+    ? [{
+        path: "/codeArtifactRef",
+        message:
+          'a "filesystem" handler is the local-development shape and this production server refuses it; use an "oci" artifact ' +
+          "(or set KINDGI_ALLOW_FILESYSTEM_HANDLERS=1 on the server)",
+      }]
+    : [];
+}
+
+/** A POSIX absolute path, or a Windows one with a drive letter. */
+function isAbsolutePath(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path);
 }
 
 function hostProblem(host: string): string | undefined {

@@ -264,10 +264,18 @@ function badValues(): InvalidManifest[] {
     [() => withAuthorization({ kind: "header", headerName: "X", secretRef: { envName: "A", name: "a" } }), "/spec/authorization/headerName", "", "empty header name"],
     [() => withAuthorization({ kind: "connection", connection: "mail" }), "/spec/authorization/connection", "", "empty connection name"],
     // versions
-    ...["1.0", "v1.0.0", "1.0.0-beta.1", "1.0.0.0", "a.b.c", " 1.0.0", "1.0.0\n", "1..0", "1.0.x", "", "01.2"].map(
+    ...["1.0", "v1.0.0", "1.0.0-beta.1", "1.0.0.0", "a.b.c", " 1.0.0", "1.0.0\n", "1..0", "1.0.x", "", "01.2", "01.0.0", "1.02.0", "1.0.00", "00.0.0"].map(
       (version): Case => [httpBase, "/version", version, `version ${JSON.stringify(version)}`],
     ),
+    // ids: the grammar of the {toolId} path parameter
+    [httpBase, "/id", "x".repeat(201), "201 characters"],
+    [httpBase, "/id", "acme.\u0000tool", "NUL character"],
+    [httpBase, "/id", "acme.tool\n", "newline"],
+    [httpBase, "/id", "acme\ttool", "tab"],
+    [httpBase, "/id", "acme.\u001btool", "escape character"],
     // numeric limits
+    [httpBase, "/spec/timeoutMs", 2_147_483_648, "timeout beyond what a timer holds"],
+    [httpBase, "/spec/timeoutMs", 1e12, "timeout of about 31 years"],
     [httpBase, "/limits/memMB", 0, "zero memory"],
     [httpBase, "/limits/memMB", -64, "negative memory"],
     [httpBase, "/limits/cpuMs", 0, "zero cpu"],
@@ -397,7 +405,35 @@ function brokenRules(): InvalidManifest[] {
     "https://api.example.com", "api.example.com/v1", "user@api.example.com", "api.example.com:99999", "exa mple.com",
     "api.example.com?x=1", "api.example.com#top", "[::1", "http://[::1]", "api.example.com:port",
   ];
+  const withHeader = (name: string, base = http) => withChange(base, "/spec/headers", [{ name: "Accept", value: "application/json" }, { name, value: "x" }]);
   return [
+    { name: "successStatus min above max", manifest: withChange(http, "/spec/successStatus", { min: 299, max: 200 }), expectPath: "/spec/successStatus" },
+    ...["Host", "Content-Length", "idempotency-key", "Transfer-Encoding", "Connection"].map((name) => ({
+      name: `runtime header ${name} declared in the spec`,
+      manifest: withHeader(name),
+      expectPath: "/spec/headers/1/name",
+    })),
+    { name: "Authorization header next to a bearer authorization", manifest: withHeader("Authorization"), expectPath: "/spec/headers/1/name" },
+    {
+      name: "Authorization header next to a connection authorization",
+      manifest: withHeader("authorization", withAuthorization({ kind: "connection", connection: "mail" })),
+      expectPath: "/spec/headers/1/name",
+    },
+    {
+      name: "the authorization header's own name declared again",
+      manifest: withHeader("x-api-key", withAuthorization({ kind: "header", headerName: "X-Api-Key", secretRef: { envName: "KEY", name: "k" } })),
+      expectPath: "/spec/headers/1/name",
+    },
+    {
+      name: "authorization carried in a runtime header",
+      manifest: withAuthorization({ kind: "header", headerName: "Idempotency-Key", secretRef: { envName: "KEY", name: "k" } }),
+      expectPath: "/spec/authorization/headerName",
+    },
+    ...["handlers/sign.js", "./sign.js", "../packs/sign.js", "sign.js"].map((modulePath) => ({
+      name: `relative filesystem modulePath ${JSON.stringify(modulePath)}`,
+      manifest: withChange(filesystemBase(), "/codeArtifactRef/modulePath", modulePath),
+      expectPath: "/codeArtifactRef/modulePath",
+    })),
     { name: "spec together with codeArtifactRef", manifest: { ...http, codeArtifactRef: handlerBase().codeArtifactRef }, expectPath: "/spec" },
     { name: "pauses with a declarative spec", manifest: { ...http, pauses: true }, expectPath: "/pauses" },
     { name: "pauses on an MCP tool", manifest: { ...mcpBase(), pauses: true }, expectPath: "/pauses" },
@@ -445,6 +481,12 @@ export function invalidManifests(): InvalidManifest[] {
     ...uncompilableMcpSchemas(),
     ...brokenRules(),
   ];
+}
+
+/** Whether a manifest has a `filesystem` handler, which a production server refuses (unless it allows them). */
+export function usesFilesystemHandler(manifest: unknown): boolean {
+  const ref = (manifest as { codeArtifactRef?: { kind?: unknown } } | null)?.codeArtifactRef;
+  return typeof ref === "object" && ref !== null && ref.kind === "filesystem";
 }
 
 /** Varied valid manifests: every transport, spec variant, handler kind and schema dialect. */

@@ -80,7 +80,7 @@ const routingSchema = {
       required: ["providerId", "model", "reason"],
       properties: { providerId: { type: "string" }, model: { type: "string" }, reason: { type: "string", description: "Why this provider and model (and whether preferredProvider/preferredModel were honoured)." } },
     },
-    { type: "object", required: ["error", "message"], properties: { error: { const: "no-provider" }, message: { type: "string", description: "What no provider has." } } },
+    { type: "object", required: ["error", "message", "capability"], properties: { error: { const: "no-provider" }, message: { type: "string", description: "What no provider has." }, capability: { type: "integer", minimum: 0, description: "Index in `capabilities` of the entry no provider can serve (every entry is matched by its kind)." } } },
   ],
 } as const;
 
@@ -131,7 +131,7 @@ export const dryRunAgentOperation = defineOperation({
   tag: "Agents",
   summary: "Validate an agent definition without registering it (dry run)",
   description:
-    "Answers 200 with every problem (`issues`) and warning, what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve the agent's first capability (an issue at `/capabilities/0`).",
+    "Answers 200 with every problem (`issues`) and warning, what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve one of the agent's capabilities (an issue at that entry, e.g. `/capabilities/1`: every entry is matched by its kind).",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: validateAgentBodySchema },

@@ -245,8 +245,19 @@ describe("invokeHttpTool: network policy", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("refuses a documentation address under unrestricted, and reports a host that does not resolve as such", async () => {
+    const documentation = failure(await invokeHttpTool(tool({ urlTemplate: "http://192.0.2.10/items/{id}" }, { network: { kind: "unrestricted" } }), { id: "1" }, context()));
+    expect(documentation).toEqual({ kind: "network-denied", message: "request to 192.0.2.10 refused: 192.0.2.10 is a documentation address, reachable only when the tool's network allowlist names this host" });
+    const lookup: HostResolver = async () => {
+      throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
+    };
+    const unresolvable = failure(await invokeHttpTool(tool({ urlTemplate: "https://nowhere.example.com/items/{id}" }, { network: { kind: "unrestricted" } }), { id: "1" }, context({ lookup })));
+    expect(unresolvable).toEqual({ kind: "host-unresolvable", message: "could not resolve nowhere.example.com (ENOTFOUND)" });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("refuses a host the allowlist does not name", async () => {
-    const lookup: HostResolver = async () => [{ address: "203.0.113.10", family: 4 }];
+    const lookup: HostResolver = async () => [{ address: "93.184.215.14", family: 4 }];
     const manifest = tool({ urlTemplate: "https://other.example.com/items/{id}" }, { network: { kind: "allowlist", hosts: ["api.example.com"] } });
     const error = failure(await invokeHttpTool(manifest, { id: "1" }, context({ lookup })));
     expect(error).toEqual({ kind: "network-denied", message: "request to other.example.com refused: the host is not in the tool's network allowlist" });

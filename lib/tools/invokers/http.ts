@@ -11,9 +11,9 @@
  */
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { HttpToolSpec, NetworkPolicy, ToolManifest, ToolSecretRef } from "../manifest-schema";
+import { MAX_TIMEOUT_MS, type HttpToolSpec, type NetworkPolicy, type ToolManifest, type ToolSecretRef } from "../manifest-schema";
 import { getValidator, isObject, type Issue } from "../json-schema";
-import { templatePlaceholders } from "../validate-manifest";
+import { RUNTIME_SET_HEADERS, templatePlaceholders } from "../validate-manifest";
 import { checkDestination, pinnedLookup, ToolNetworkError, type Destination, type HostResolver } from "../network-policy";
 
 /** Default wall-clock limit of one call, redirects and body included. */
@@ -26,8 +26,8 @@ export const MAX_REDIRECTS = 5;
 const EXCERPT_CHARS = 500;
 const REDACTED = "[redacted]";
 
-/** Headers the runtime sets itself; a spec may not declare them. */
-const RUNTIME_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "idempotency-key"]);
+/** Headers the runtime sets itself; a spec may not declare them (registration refuses them; this guards older manifests). */
+const RUNTIME_HEADERS = RUNTIME_SET_HEADERS;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** What the caller (the kernel) provides for one call. */
@@ -43,7 +43,7 @@ export type HttpInvokeContext = {
 };
 
 /** How a call failed, in the kernel's terms. */
-export type HttpToolErrorKind = "invalid-arguments" | "tool-error" | "network-denied" | "timeout";
+export type HttpToolErrorKind = "invalid-arguments" | "tool-error" | "network-denied" | "host-unresolvable" | "timeout";
 
 /** The outcome of one call. `status` is the final HTTP status when the server answered. */
 export type HttpInvokeResult =
@@ -65,7 +65,8 @@ class CallFailure extends Error {
  */
 export async function invokeHttpTool(manifest: ToolManifest, input: unknown, context: HttpInvokeContext): Promise<HttpInvokeResult> {
   const secrets: string[] = [];
-  const timeoutMs = manifest.spec?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Registration refuses a larger timeout; a timer given more than it can hold would fire at once.
+  const timeoutMs = Math.min(manifest.spec?.timeoutMs ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const signal = context.signal ? AbortSignal.any([context.signal, timeout.signal]) : timeout.signal;
@@ -348,7 +349,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function asFailure(error: unknown): CallFailure {
   if (error instanceof CallFailure) return error;
-  if (error instanceof ToolNetworkError) return new CallFailure(error.code === "network-denied" ? "network-denied" : "tool-error", error.message);
+  if (error instanceof ToolNetworkError) return new CallFailure(error.code, error.message);
   return new CallFailure("tool-error", `the request failed: ${errorMessage(error)}`);
 }
 
