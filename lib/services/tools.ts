@@ -2,9 +2,10 @@ import semver from "semver";
 import { RawJson } from "@/lib/api/json";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { getDb } from "@/lib/db";
-import { AppError, notFound } from "@/lib/errors";
+import { AppError, notFound, type Issue } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
+import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
@@ -68,10 +69,20 @@ function tagsOf(metadata: unknown): string[] {
 }
 
 /**
- * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules,
- * then stores it exactly as sent, without `projectId`.
+ * Warnings about a valid manifest: one at the field concerned when this server cannot invoke the tool (an MCP tool, a
+ * pack handler, a tool with neither `spec` nor handler), since every run that calls it gets a tool error.
  */
-export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string }> {
+export function toolWarnings(manifest: ToolManifest): Issue[] {
+  const invocability = toolInvocability(manifest);
+  if (invocability.invocable) return [];
+  return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; a run that calls it gets a tool error (tool-invocation-failed)` }];
+}
+
+/**
+ * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules,
+ * then stores it exactly as sent, without `projectId`. Answers with `warnings` (see {@link toolWarnings}).
+ */
+export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...manifest } = body;
   const result = validateToolManifest(manifest);
   if (typeof manifest.id === "string" && isBuiltinToolId(manifest.id)) {
@@ -92,7 +103,7 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
     transport: tool.transport ?? "auto",
     effectKinds: [...new Set((tool.effects ?? []).map((effect) => effect.kind))],
   });
-  return { toolId: row.entryId, version: row.version };
+  return { toolId: row.entryId, version: row.version, warnings: toolWarnings(tool) };
 }
 
 export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<ToolSummary>> {
