@@ -75,7 +75,7 @@ function tagsOf(metadata: unknown): string[] {
 export function toolWarnings(manifest: ToolManifest): Issue[] {
   const invocability = toolInvocability(manifest);
   if (invocability.invocable) return [];
-  return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; a run that calls it gets a tool error (tool-invocation-failed)` }];
+  return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
 }
 
 /**
