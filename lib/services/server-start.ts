@@ -32,3 +32,16 @@ export async function startServer(): Promise<void> {
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }
+
+/**
+ * {@link startServer}, or, when it fails, the message on stderr and exit code 1: a server that cannot start must not
+ * stay up with every request failing on the same error.
+ */
+export async function startServerOrExit(): Promise<void> {
+  try {
+    await startServer();
+  } catch (error) {
+    console.error(`kindgi: the server cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
