@@ -14,6 +14,9 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["lib/**/*.test.ts", "scripts/**/*.test.ts"],
+          // Projects do not inherit the root's testTimeout; a few unit tests use a real database or compile
+          // hundreds of schemas and need more than vitest's 5 s on a loaded 2-core machine.
+          testTimeout: 30_000,
           exclude: ["**/*.integration.test.ts", "node_modules/**"],
         },
       },

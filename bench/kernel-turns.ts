@@ -3,7 +3,8 @@
  * in memory, side by side in one table.
  *
  * The turn: a dev-echo agent with one native tool. The model (dev-echo: deterministic, no network) calls
- * `current-time` once with `{timezone: "UTC"}` (the user message is "UTC"), then answers with the tool's result:
+ * `current-time` once (the user message is "UTC": dev-echo fills no optional property with text, so the arguments are
+ * `{}` and the tool answers in UTC; the peer sends `{timezone: "UTC"}`), then answers with the tool's result:
  * 2 model calls + 1 tool call per turn.
  *
  * Rows:
@@ -378,7 +379,7 @@ async function main(): Promise<void> {
   const backend = options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per row)` : "PGlite (embedded, fresh data dir per row)";
   console.log(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}, node ${machine.node}, load average ${machine.loadAverage.join(" ")}`);
   console.log(`backend: ${backend}  (rows a, b; row c has no database)`);
-  console.log(`turn: dev-echo → current-time {timezone: "UTC"} → answer (2 model calls + 1 tool call)`);
+  console.log(`turn: dev-echo → current-time {} (UTC) → answer (2 model calls + 1 tool call)`);
   console.log(`turns: HTTP ${options.httpTurns} (+${options.httpWarmup} warm-up, concurrency 1 and ${options.concurrency}), in-process ${options.inProcessTurns} (+${options.inProcessWarmup} warm-up)\n`);
 
   const rows: Row[] = [];

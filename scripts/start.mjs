@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { tsImport } from "tsx/esm/api";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
 
@@ -37,6 +38,11 @@ function fail(message) {
   console.error(`kindgi: ${message}`);
   process.exit(1);
 }
+
+// A malformed setting stops the start here, before the build, the lock and the migrations.
+const { configurationProblems } = await tsImport("../lib/configuration.ts", import.meta.url);
+const problems = configurationProblems(process.env);
+if (problems.length) fail(`the configuration is not valid:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
 
 const dataDir = path.resolve(root, process.env.KINDGI_DATA_DIR ?? "data/pgdata");
 const token = randomUUID();

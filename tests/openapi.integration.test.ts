@@ -44,6 +44,29 @@ describe("GET /v1/openapi.json", () => {
     expect(documented).toEqual(served);
   });
 
+  it("says what a free-form object may hold: no object schema is left without properties or additionalProperties", async () => {
+    // Client generators (openapi-typescript) read a bare {"type": "object"} as an object whose every property must be
+    // undefined, so a free-form object (a tool's input schema, metadata, parameter values) says additionalProperties.
+    const document = (await call("GET", "/v1/openapi.json")).body;
+    const bare: string[] = [];
+    const walk = (node: unknown, pointer: string) => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${pointer}/${i}`));
+      if (typeof node !== "object" || node === null) return;
+      const schema = node as Record<string, unknown>;
+      const isObject = schema.type === "object" || (Array.isArray(schema.type) && schema.type.includes("object"));
+      const shaped = ["properties", "additionalProperties", "patternProperties", "oneOf", "anyOf", "allOf", "$ref"].some((keyword) => keyword in schema);
+      if (isObject && !shaped) bare.push(pointer);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    };
+    walk(document, "");
+    expect(bare).toEqual([]);
+    const register = document.paths["/v1/tools"].post.requestBody.content["application/json"].schema;
+    for (const field of ["input", "output", "metadata"]) expect(register.properties[field], field).toMatchObject({ type: "object", additionalProperties: true });
+    // Request bodies carry their sub-schemas inline: a shared component with defaults would be typed as always present.
+    expect(JSON.stringify(document.paths["/v1/tools"].post.requestBody)).not.toContain("$ref");
+    expect(register.properties.spec).toMatchObject({ type: "object", required: ["kind", "method", "urlTemplate"], properties: { timeoutMs: { default: 30000 } } });
+  });
+
   it("shows the same schemas the server validates with", async () => {
     const document = (await call("GET", "/v1/openapi.json")).body;
     const register = document.paths["/v1/tools"].post;

@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, expectError, kindgi, toolManifest } from "./helpers/api";
-import { freshPostgresDatabase, root, startServer, type RunningServer } from "./helpers/server";
+import { freePort, freshPostgresDatabase, root, startServer, type RunningServer } from "./helpers/server";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -71,4 +72,40 @@ describe("first start on an empty database", () => {
     expect(cliWho.body.tenant.name).toBe("CLI Company");
     expect((await call("GET", `/v1/tools`, { baseUrl: server.baseUrl, key })).body.data).toHaveLength(1);
   }, 240_000);
+});
+
+describe("a fatal configuration error", () => {
+  /** Runs `cmd` with the test environment plus `env` (no DATABASE_URL, a fresh data folder) until it exits or 60 s pass. */
+  function runToExit(command: string[], env: Record<string, string>) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-config-"));
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, KINDGI_SKIP_BUILD: "1", NEXT_TELEMETRY_DISABLED: "1", KINDGI_DATA_DIR: path.join(dataDir, "pgdata"), ...env };
+    delete childEnv.DATABASE_URL;
+    const started = Date.now();
+    const result = spawnSync(process.execPath, command, { cwd: root, env: childEnv, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    return { ...result, ms: Date.now() - started };
+  }
+
+  it("makes npm start exit 1 at once with every problem on stderr, never the values", async () => {
+    const secret = "not-a-32-byte-key-but-secret-looking";
+    const result = runToExit([path.join(root, "scripts/start.mjs")], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short", KINDGI_SECRETS_KEY: secret, KINDGI_RUN_LEASE_MS: "soon", PORT: String(await freePort()) });
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.ms).toBeLessThan(15_000);
+    expect(result.stderr).toContain("the configuration is not valid");
+    expect(result.stderr).toContain("KINDGI_BOOTSTRAP_API_KEY must look like kgi_ followed by 20 to 200 letters and digits");
+    expect(result.stderr).toMatch(/KINDGI_SECRETS_KEY must be 32 bytes/);
+    expect(result.stderr).toMatch(/KINDGI_RUN_LEASE_MS .* must be a whole number from 1000/);
+    expect(result.stdout + result.stderr).not.toContain(secret);
+    expect(result.stdout + result.stderr).not.toContain("kgi_short");
+  });
+
+  it("makes the server itself exit 1 with the message on stderr when started without npm start", async () => {
+    const port = await freePort();
+    const result = runToExit([path.join(root, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short" });
+    expect(result.status, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain("kindgi: the server cannot start: the configuration is not valid");
+    expect(result.stderr).toContain("KINDGI_BOOTSTRAP_API_KEY must look like kgi_");
+    // It printed the error once, not once per request.
+    expect(result.stderr.match(/KINDGI_BOOTSTRAP_API_KEY must look like/g)).toHaveLength(1);
+  });
 });

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { call, expectError, newTenant, toolManifest } from "./helpers/api";
 
 describe("tool registry", () => {
-  it("registers a manifest (201 {toolId}) and reads it back exactly as registered", async () => {
+  it("registers a manifest (201 {toolId, version, warnings}) and reads it back exactly as registered", async () => {
     const tenant = await newTenant();
     const manifest = toolManifest({ metadata: { tags: ["dictionary", "words"], "10": "integer-like key", b: 1, a: 2 }, transport: "native" });
     const created = await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ toolId: manifest.id, version: "1.0.0" });
+    expect(created.body).toEqual({ toolId: manifest.id, version: "1.0.0", warnings: [] });
     const version = await call("GET", `/v1/tools/${manifest.id}/versions/1.0.0`, { key: tenant.key });
     expect(version.status).toBe(200);
     expect(version.body).toMatchObject({ toolId: manifest.id, version: "1.0.0", projectId: tenant.projectId, status: "active", isLatest: true });
@@ -115,7 +115,7 @@ describe("tool registry", () => {
     const register = (manifest: Record<string, unknown>, projectId = tenant.projectId) => call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId } });
     await register(toolManifest({ id: "f.search", description: "Searches the web", mutating: false, effects: [{ kind: "network" }], metadata: { tags: ["internet"] } }));
     await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
-    await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }] }), second.body.id);
+    await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }], spec: undefined }), second.body.id);
     const ids = async (query: string) => (await call("GET", `/v1/tools?${query}`, { key: tenant.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
     expect(await ids("")).toEqual(["f.mcp-files", "f.search", "f.send-mail"]);
     expect(await ids(`projectId=${second.body.id}`)).toEqual(["f.mcp-files"]);

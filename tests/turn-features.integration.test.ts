@@ -130,12 +130,12 @@ describe("memory: retrieval and the native tools", () => {
     expect(facts.body.data).toEqual([expect.objectContaining({ content: "Ada's favourite colour is teal", source: "tool", runId: run.id })]);
   });
 
-  it("an unknown time zone is a tool error the model can correct", async () => {
-    const agent = await registerAgent(tenant, { tools: [{ id: "current-time", version: "1.0.0" }], toolErrors: { retryOn: ["tool-error"] } });
+  it("an unknown time zone is an invalid-arguments error the model can correct (the default tool-error policy)", async () => {
+    const agent = await registerAgent(tenant, { tools: [{ id: "current-time", version: "1.0.0" }] });
     const run = await runTurn(tenant, agent, script({ toolCalls: [{ name: "current-time", arguments: { timezone: "Mars/Olympus" } }] }, { toolCalls: [{ name: "current-time", arguments: {} }] }, { text: "done" }));
     expect(run.status).toBe("completed");
     const results = (await journal(tenant, run.id)).filter((event) => event.type === "tool-call-completed").map((event) => event.data);
-    expect(results[0]).toMatchObject({ ok: false, error: { kind: "tool-error" } });
+    expect(results[0]).toMatchObject({ ok: false, error: { kind: "invalid-arguments", message: expect.stringContaining('unknown time zone "Mars/Olympus"') } });
     expect(results[1]).toMatchObject({ ok: true, output: { timezone: "UTC" } });
   });
 });

@@ -84,6 +84,7 @@ const promptParameterSchema = {
 
 const capabilitySchema = {
   type: "object",
+  additionalProperties: true,
   description:
     "One capability declaration (see capability.schema.json): a resource kind and its requirements. Fields beyond these are left to the kind's router.",
   properties: {
@@ -97,17 +98,18 @@ const capabilitySchema = {
     needs: {
       type: "array",
       minItems: 1,
-      items: { type: "object" },
+      items: { type: "object", additionalProperties: true },
       description: "Hard requirements (features, context window, cost, region, latency, providers, models).",
     },
     prefer: {
       type: "array",
-      items: { type: "object" },
+      items: { type: "object", additionalProperties: true },
       description:
         "Soft preferences: the router picks the highest-scoring model that also satisfies all 'needs'.",
     },
     budget: {
       type: "object",
+      additionalProperties: true,
       description: "Per-invocation budget. Declarative: carried with the declaration but not enforced.",
     },
   },
@@ -201,6 +203,7 @@ const outputSpecSchema = {
   properties: {
     schema: {
       type: "object",
+      additionalProperties: true,
       description: "JSON Schema (draft 2020-12) the final answer must match.",
     },
     name: {

@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { agentCorpus, type KnownDifference } from "@/tests/corpus/agent-definitions";
 import { validateAgentDefinition } from "./validate-agent";
 
-/** The public schema, from the shared reference specs beside the project (DESIGN: ../shared/). */
-const PUBLIC_SCHEMA_PATH = path.resolve(import.meta.dirname, "../../../shared/reference/specs/agent.schema.json");
+/** The public schema, a copy kept in the repository (tests/fixtures/README.md). */
+const PUBLIC_SCHEMA_PATH = path.resolve(import.meta.dirname, "../../tests/fixtures/specs/agent.schema.json");
 
 /** Every difference between the public schema and our verdict, and why ours is right. */
 const KNOWN_DIFFERENCES: Record<KnownDifference, string> = {

@@ -38,6 +38,31 @@ function hoist(schema: unknown, components: Record<string, unknown>): unknown {
   return out;
 }
 
+/**
+ * The schema with its `$defs` written in place of each `$ref` to them (a `$ref`'s sibling keywords win), dropping
+ * `$schema`/`$id`/`$defs`. Request bodies are inlined: client generators (openapi-typescript) type a property that has
+ * a `default` as always present everywhere except under a request body, so a shared component would make
+ * `spec.timeoutMs` or `needs[].optional` required in what a client sends.
+ */
+function inline(schema: unknown, defs: Record<string, unknown> = {}, expanding: readonly string[] = []): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => inline(item, defs, expanding));
+  if (typeof schema !== "object" || schema === null) return schema;
+  const record = schema as Record<string, unknown>;
+  const scope = typeof record.$defs === "object" && record.$defs !== null ? { ...defs, ...(record.$defs as Record<string, unknown>) } : defs;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key === "$schema" || key === "$id" || key === "$defs") continue;
+    if (key === "$ref" && typeof value === "string" && value.startsWith("#/$defs/")) {
+      const name = value.slice("#/$defs/".length);
+      if (!(name in scope) || expanding.includes(name)) throw new Error(`cannot inline $ref ${value}: ${name in scope ? "recursive" : "unknown"}`);
+      Object.assign(out, inline(scope[name], scope, [...expanding, name]), { ...out });
+      continue;
+    }
+    out[key] = inline(value, scope, expanding);
+  }
+  return out;
+}
+
 function errorResponses(operation: Operation): Record<string, unknown> {
   const codes = [...new Set([...operation.errors, ...(operation.auth === "none" ? [] : authErrors), ...(operation.idempotent ? (["idempotency-key-body-mismatch", "idempotency-key-in-flight", "idempotency-key-replay-withheld", "bad-input"] as ErrorCode[]) : []), ...commonErrors])];
   const byStatus = new Map<number, ErrorCode[]>();
@@ -69,7 +94,7 @@ function operationObject(operation: Operation, components: Record<string, unknow
     ...(operation.description ? { description: operation.description } : {}),
     ...(operation.auth === "none" ? { security: [] } : operation.auth === "operator" ? { security: [{ operatorToken: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(operation.body ? { requestBody: { required: !operation.body.optional, content: { "application/json": { schema: hoist(operation.body.schema as JsonSchema, components) } } } } : {}),
+    ...(operation.body ? { requestBody: { required: !operation.body.optional, content: { "application/json": { schema: inline(operation.body.schema) } } } } : {}),
     responses,
   };
 }

@@ -114,7 +114,7 @@ const jsonSchemaCheckSchema = {
   additionalProperties: false,
   properties: {
     kind: { const: "json-schema", description: "Discriminant." },
-    schema: { type: "object", description: "A JSON Schema (draft 2020-12) that compiles in Ajv strict mode, like a native tool's input schema." },
+    schema: { type: "object", additionalProperties: true, description: "A JSON Schema (draft 2020-12) that compiles in Ajv strict mode, like a native tool's input schema." },
   },
 } as const;
 

@@ -14,6 +14,7 @@ import { instantiateProvider, providersForProject } from "@/lib/services/model-p
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
+import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
 import type { ToolCallResult } from "@/lib/kernel/types";
@@ -32,10 +33,12 @@ function parseCached(rowId: string, text: string): unknown {
 
 async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   const { manifest, scope } = call;
-  if (manifest.transport === "native" && isBuiltinToolId(manifest.id)) {
+  const invocability = toolInvocability(manifest);
+  if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: "transport-unavailable" } };
+  if (invocability.invoker === "native") {
     return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
   }
-  if (manifest.spec?.kind === "http") {
+  if (invocability.invoker === "http" && manifest.spec) {
     const result = await invokeHttpTool(manifest, call.input, {
       resolveSecret: (ref) => resolveSecretValue(scope.tenantId, ref.name),
       idempotencyKey: call.idempotencyKey,
@@ -45,8 +48,8 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
     const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
     return { ok: false, error: { kind, message: result.error.message, ...(kind !== result.error.kind ? { reason: result.error.kind } : {}) } };
   }
-  const how = manifest.transport === "mcp" ? "MCP tools" : manifest.codeArtifactRef ? "pack handlers" : "tools without an HTTP spec";
-  return { ok: false, error: { kind: "tool-error", message: `tool ${manifest.id}@${manifest.version} cannot be invoked by this server: ${how} are not supported yet`, reason: "transport-unavailable" } };
+  // An invoker the predicate lists as available without a branch here is a programming error.
+  throw new Error(`no invoker for ${invocability.invoker} tools`);
 }
 
 export const dbKernelEnvironment: KernelEnvironment = {
@@ -122,7 +125,7 @@ export const dbKernelEnvironment: KernelEnvironment = {
     return facts.map((fact) => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt }));
   },
 
-  runsInCommit: (manifest) => manifest.transport === "native" && isBuiltinToolId(manifest.id),
+  runsInCommit: (manifest) => toolInvoker(manifest) === "native",
 
   invokeTool,
 };

@@ -88,6 +88,10 @@ function assertPrivate(file: string): void {
 }
 
 /** 32 bytes from 64 hex digits or from base64 (standard or URL-safe); `source` names where the text came from. */
+export function parseSecretsKey(text: string, source: string): Buffer {
+  return parseKey(text, source);
+}
+
 function parseKey(text: string, source: string): Buffer {
   const trimmed = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(trimmed)

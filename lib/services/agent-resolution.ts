@@ -9,7 +9,9 @@ import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, type Issue } from "@/lib/errors";
 import type { ToolRef } from "@/lib/agents/validate-agent";
-import { builtinToolVersions, isBuiltinToolId } from "@/lib/tools/native";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { builtinToolVersions, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
+import { toolInvocability } from "@/lib/tools/invocability";
 
 /** Where an agent's tools are looked up: its tenant and project (an Actor fits when it carries both). */
 export type ResolutionScope = { tenantId: string; projectId: string };
@@ -103,5 +105,28 @@ export function unresolvedWarnings(references: readonly ReferenceResolution[], i
     if (item.version !== null || semver.validRange(item.range) === null) return [];
     const exists = item.available.length ? `active versions: ${item.available.join(", ")}` : "no active version of this tool is registered in the project";
     return [{ path: `/tools/${indexes?.[i] ?? i}/version`, message: `"${item.range}" resolves to no active version of "${item.id}" today (${exists}); a run would fail with tool-version-unresolvable` }];
+  });
+}
+
+/**
+ * Warnings at `/tools/<i>` for references whose range resolves to a version this server cannot invoke (an MCP tool, a
+ * pack handler, a tool with neither `spec` nor handler): a run that calls it gets a tool error.
+ * `indexes` maps each entry of `references` to its index in the definition's `tools` (default: the same).
+ */
+export async function uninvocableToolWarnings(scope: ResolutionScope, references: readonly ReferenceResolution[], indexes?: readonly number[]): Promise<Issue[]> {
+  const resolved = references.flatMap((item, i) => (item.version === null ? [] : [{ id: item.id, range: item.range, version: item.version, index: indexes?.[i] ?? i }]));
+  if (resolved.length === 0) return [];
+  const db = await getDb();
+  const rows = await db.catalogVersion.findMany({
+    where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "tool", OR: resolved.map((item) => ({ entryId: item.id, version: item.version })) },
+    select: { entryId: true, version: true, document: true },
+  });
+  return resolved.flatMap((item) => {
+    const row = rows.find((candidate) => candidate.entryId === item.id && candidate.version === item.version);
+    const manifest = row ? (JSON.parse(row.document) as ToolManifest) : getBuiltinTool(item.id, item.version);
+    if (!manifest) return [];
+    const invocability = toolInvocability(manifest);
+    if (invocability.invocable) return [];
+    return [{ path: `/tools/${item.index}`, message: `"${item.range}" resolves to ${item.id}@${item.version}, which this server cannot invoke: ${invocability.reason}; a run whose model calls it gets a tool error` }];
   });
 }

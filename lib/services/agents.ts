@@ -7,7 +7,7 @@ import { renderPreview } from "@/lib/agents/parameters";
 import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
-import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, unresolvedWarnings } from "@/lib/services/agent-resolution";
+import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, uninvocableToolWarnings, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
@@ -70,7 +70,8 @@ function routingIssues(routing: RouteResult): Issue[] {
 /**
  * Registers an agent version (POST /v1/agents): validates the definition against Agent 1.3.0 and the rules
  * beyond it, stores it exactly as sent (without `projectId`), and answers with the validation warnings plus one
- * warning per tool range that resolves to nothing today and one when no configured provider can serve it.
+ * warning per tool range that resolves to nothing today, one per range that resolves to a tool this server cannot
+ * invoke, and one when no configured provider can serve it.
  */
 export async function registerAgent(actor: Actor, body: Record<string, unknown>): Promise<{ agentId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...definition } = body;
@@ -87,8 +88,9 @@ export async function registerAgent(actor: Actor, body: Record<string, unknown>)
     description: agent.description,
     tags: agent.tags ?? [],
   });
-  const references = await resolveReferences({ tenantId: actor.tenantId, projectId: row.projectId }, agent.tools);
-  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...routingIssues(routeCapability(agent, await providersForProject(actor.tenantId, row.projectId)))];
+  const scope = { tenantId: actor.tenantId, projectId: row.projectId };
+  const references = await resolveReferences(scope, agent.tools);
+  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...(await uninvocableToolWarnings(scope, references)), ...routingIssues(routeCapability(agent, await providersForProject(actor.tenantId, row.projectId)))];
   return { agentId: row.entryId, version: row.version, warnings };
 }
 
@@ -217,6 +219,11 @@ export async function validateAgentDraft(actor: Actor, body: Record<string, unkn
     await providersForProject(actor.tenantId, projectId),
   );
   const issues = [...(result.ok ? [] : result.issues), ...routingIssues(routing)];
-  const warnings = [...result.warnings, ...unresolvedWarnings(references, indexes), ...(await registrationWarnings(actor, definition, projectId))];
+  const warnings = [
+    ...result.warnings,
+    ...unresolvedWarnings(references, indexes),
+    ...(await uninvocableToolWarnings({ tenantId: actor.tenantId, projectId }, references, indexes)),
+    ...(await registrationWarnings(actor, definition, projectId)),
+  ];
   return { valid: issues.length === 0, issues, warnings, resolution: references.map((item, i) => ({ index: indexes[i], ...item })), routing };
 }

@@ -1,3 +1,4 @@
+import { assertConfiguration } from "@/lib/configuration";
 import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
@@ -17,15 +18,30 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 }
 
 /**
- * What the server does before answering: open the database (migrations already ran in `npm start`),
+ * What the server does before answering: check the configuration (`npm start` did too; this covers a bare
+ * `next start`), open the database (migrations already ran in `npm start`),
  * create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
  * schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
+  assertConfiguration();
   await getDb();
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
   await startKernel();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
+}
+
+/**
+ * {@link startServer}, or, when it fails, the message on stderr and exit code 1: a server that cannot start must not
+ * stay up with every request failing on the same error.
+ */
+export async function startServerOrExit(): Promise<void> {
+  try {
+    await startServer();
+  } catch (error) {
+    console.error(`kindgi: the server cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }

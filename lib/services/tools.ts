@@ -2,9 +2,10 @@ import semver from "semver";
 import { RawJson } from "@/lib/api/json";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
 import { getDb } from "@/lib/db";
-import { AppError, notFound } from "@/lib/errors";
+import { AppError, notFound, type Issue } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
+import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
 import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
@@ -68,11 +69,22 @@ function tagsOf(metadata: unknown): string[] {
 }
 
 /**
+ * Warnings about a valid manifest: one at the field concerned when this server cannot invoke the tool (an MCP tool, a
+ * pack handler, a tool with neither `spec` nor handler), since every run that calls it gets a tool error.
+ */
+export function toolWarnings(manifest: ToolManifest): Issue[] {
+  const invocability = toolInvocability(manifest);
+  if (invocability.invocable) return [];
+  return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
+}
+
+/**
  * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules (a
  * production server refuses `filesystem` handlers unless allowed), then stores it exactly as sent, without
  * `projectId`. A projectId problem is reported with the manifest's problems (see {@link refuseInvalidDocument}).
+ * Answers with `warnings` (see {@link toolWarnings}).
  */
-export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string }> {
+export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...manifest } = body;
   const result = validateToolManifest(manifest, { allowFilesystemHandlers: filesystemHandlersAllowed() });
   const reserved =
@@ -96,7 +108,7 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
     transport: tool.transport ?? "auto",
     effectKinds: [...new Set((tool.effects ?? []).map((effect) => effect.kind))],
   });
-  return { toolId: row.entryId, version: row.version };
+  return { toolId: row.entryId, version: row.version, warnings: toolWarnings(tool) };
 }
 
 export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<ToolSummary>> {

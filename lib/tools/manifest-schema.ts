@@ -112,7 +112,10 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const nonEmptyString = { type: "string", minLength: 1 } as const;
 const stringList = { type: "array", items: nonEmptyString } as const;
-const objectMap = { type: "object", additionalProperties: { type: "object" } } as const;
+/** A free-form JSON object. `additionalProperties: true` says so outright: client generators read a bare
+ * `{type: "object"}` as an object with no properties at all. */
+const freeFormObject = { type: "object", additionalProperties: true } as const;
+const objectMap = { type: "object", additionalProperties: freeFormObject } as const;
 
 /** An object with exactly `properties`, all of `required` present. */
 function closedObject(properties: Record<string, unknown>, required: string[] = [], description?: string) {
@@ -252,8 +255,8 @@ const manifestProperties = {
       "Human- and LLM-readable description of what this tool does. Load-bearing: this is what the LLM sees when deciding to call the tool.",
   },
   version: { type: "string", pattern: TOOL_VERSION_PATTERN, description: "Semantic version MAJOR.MINOR.PATCH, without leading zeros." },
-  input: { type: "object", description: ioSchemaDescription("input") },
-  output: { type: "object", description: ioSchemaDescription("output") },
+  input: { ...freeFormObject, description: ioSchemaDescription("input") },
+  output: { ...freeFormObject, description: ioSchemaDescription("output") },
   needs: {
     type: "array",
     items: { $ref: "#/$defs/Need" },
@@ -283,7 +286,7 @@ const manifestProperties = {
       "'mcp+http://<url>', 'mcp+sse://<url>'.",
   },
   metadata: {
-    type: "object",
+    ...freeFormObject,
     description: "Free-form annotations (author, docs URL, tags). Not interpreted by the kernel.",
   },
   sandbox: {

@@ -453,7 +453,7 @@ describe("exported JSON Schemas", () => {
 });
 
 describe("conformance with the public tool.schema.json (1.1.0)", () => {
-  const reference = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../shared/reference/specs/tool.schema.json"), "utf8"));
+  const reference = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../tests/fixtures/specs/tool.schema.json"), "utf8"));
   const referenceAccepts = new Ajv2020({ strict: false, allErrors: true }).compile(reference);
   const ourSchemaAccepts = new Ajv2020({ strict: true, allErrors: true, discriminator: true }).compile(toolManifestSchema);
 
@@ -538,7 +538,7 @@ describe("conformance with the public tool.schema.json (1.1.0)", () => {
 
   test("the route seed's generated example body fails only where its placeholders are not real values", () => {
     const { projectId: _projectId, ...example } = JSON.parse(
-      /body: '(\{.*\})'/.exec(readFileSync(path.resolve(import.meta.dirname, "../../../shared/seeds/003_8b0ba644dbd077e8.txt"), "utf8"))![1],
+      /body: '(\{.*\})'/.exec(readFileSync(path.resolve(import.meta.dirname, "../../tests/fixtures/seeds/003_8b0ba644dbd077e8.txt"), "utf8"))![1],
     );
     expect(referenceAccepts(example)).toBe(false); // successStatus 1 is below 100 in 1.1.0 too
     expect([...new Set(issuesOf(example).map((issue) => issue.path))].sort()).toEqual([

@@ -43,7 +43,7 @@ export function expectError(response: ApiResponse, status: number, code: string)
 }
 
 let counter = 0;
-/** A unique tool manifest (read-only, no side effects) for tests. */
+/** A unique tool manifest for tests: a read-only HTTP tool (this server can invoke it; nothing here calls it). */
 export function toolManifest(overrides: Record<string, unknown> = {}) {
   counter += 1;
   return {
@@ -54,6 +54,7 @@ export function toolManifest(overrides: Record<string, unknown> = {}) {
     output: { type: "object", properties: { definition: { type: "string" } } },
     mutating: false,
     effects: [{ kind: "reads", resource: "dictionary" }],
+    spec: { kind: "http", method: "GET", urlTemplate: "https://dictionary.example/define?word={word}" },
     ...overrides,
   };
 }

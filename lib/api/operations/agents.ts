@@ -91,7 +91,7 @@ export const registerAgentOperation = defineOperation({
   tag: "Agents",
   summary: "Register an agent version",
   description:
-    "Body is an agent definition (Agent 1.3.0 plus `parallelToolCalls`) plus `projectId`. Validated with validateAgentDefinition: the schema, reserved and duplicate parameter names, defaults of the declared type, npm semver tool ranges, output.schema compiling as Draft 2020-12, every Liquid variable declared. A tool range that resolves to no active version today is accepted and listed in `warnings` at `/tools/<i>/version` (a run would fail with tool-version-unresolvable).",
+    "Body is an agent definition (Agent 1.3.0 plus `parallelToolCalls`) plus `projectId`. Validated with validateAgentDefinition: the schema, reserved and duplicate parameter names, defaults of the declared type, npm semver tool ranges, output.schema compiling as Draft 2020-12, every Liquid variable declared. A tool range that resolves to no active version today is accepted and listed in `warnings` at `/tools/<i>/version` (a run would fail with tool-version-unresolvable); one that resolves to a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is listed at `/tools/<i>`.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: registerAgentBodySchema },
@@ -131,7 +131,7 @@ export const dryRunAgentOperation = defineOperation({
   tag: "Agents",
   summary: "Validate an agent definition without registering it (dry run)",
   description:
-    "Answers 200 with every problem (`issues`) and warning, what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve one of the agent's capabilities (an issue at that entry, e.g. `/capabilities/1`: every entry is matched by its kind).",
+    "Answers 200 with every problem (`issues`) and warning (including a tool range that resolves to a tool this server cannot invoke, at `/tools/<i>`), what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve one of the agent's capabilities (an issue at that entry, e.g. `/capabilities/1`: every entry is matched by its kind).",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: validateAgentBodySchema },
@@ -288,7 +288,7 @@ export const renderAgentVersionOperation = defineOperation({
       type: "object",
       additionalProperties: false,
       properties: {
-        parameters: { type: "object", description: "Parameter values by name; omitted ones take their default." },
+        parameters: { type: "object", additionalProperties: true, description: "Parameter values by name; omitted ones take their default." },
         conversation: {
           type: "object",
           additionalProperties: false,
@@ -301,7 +301,7 @@ export const renderAgentVersionOperation = defineOperation({
   responses: {
     200: {
       description: "The rendered instructions.",
-      schema: { type: "object", required: ["rendered", "parameters"], properties: { rendered: { type: "string" }, parameters: { type: "object", description: "Every declared parameter's value, defaults applied (null for an omitted optional one)." } } },
+      schema: { type: "object", required: ["rendered", "parameters"], properties: { rendered: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter's value, defaults applied (null for an omitted optional one)." } } },
     },
   },
   errors: ["bad-input", "unknown-field", "not-found", "validation-failed"],

@@ -97,7 +97,7 @@ export const createRunOperation = defineOperation({
           properties: {
             userMessage: { type: "string", minLength: 1, maxLength: 100000 },
             conversationId: { ...uuid, description: "Continue this conversation." },
-            parameters: { type: "object", description: "Values of the agent's declared parameters." },
+            parameters: { type: "object", additionalProperties: true, description: "Values of the agent's declared parameters." },
           },
         },
         options: { type: "object", additionalProperties: false, properties: { wait: { type: "boolean", default: true }, dryRun: { type: "boolean", default: false } } },

@@ -31,6 +31,6 @@ export const openApiOperation = defineOperation({
   tag: "System",
   summary: "This document (public)",
   auth: "none",
-  responses: { 200: { description: "OpenAPI 3.1 document of every /v1 route.", schema: { type: "object" } } },
+  responses: { 200: { description: "OpenAPI 3.1 document of every /v1 route.", schema: { type: "object", additionalProperties: true } } },
   errors: [],
 });

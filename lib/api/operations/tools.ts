@@ -55,7 +55,24 @@ export const registerToolOperation = defineOperation({
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: registerToolBodySchema },
-  responses: { 201: { description: "Tool registered.", schema: { type: "object", required: ["toolId"], properties: { toolId: { type: "string" }, version: { type: "string" } } } } },
+  responses: {
+    201: {
+      description: "Tool registered.",
+      schema: {
+        type: "object",
+        required: ["toolId", "version", "warnings"],
+        properties: {
+          toolId: { type: "string" },
+          version: { type: "string" },
+          warnings: {
+            type: "array",
+            description: "Problems that do not stop the registration: a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is registered with a warning at the field concerned, since every run that calls it gets a tool error.",
+            items: { type: "object", required: ["path", "message"], properties: { path: { type: "string", description: "JSON pointer." }, message: { type: "string" } } },
+          },
+        },
+      },
+    },
+  },
   errors: ["bad-input", "unknown-field", "validation-failed", "tool-already-registered", "tool-project-mismatch", "permission-denied"],
 });
 

@@ -70,8 +70,10 @@ describe("echoArguments", () => {
     expect(echoArguments(tool("t", schema), "hi")).toEqual({ b: "hi" });
   });
 
-  it("fills a single string property that is not required", () => {
-    expect(echoArguments(tool("t", { properties: { text: { type: "string" } } }), "hi")).toEqual({ text: "hi" });
+  it("leaves an optional string property out: free text is not a value for it", () => {
+    const clock = tool("current-time", { type: "object", properties: { timezone: { type: "string" } }, additionalProperties: false });
+    expect(echoArguments(clock, "What time is it?")).toEqual({});
+    expect(echoArguments(clock, '{"timezone": "Europe/Berlin"}')).toEqual({ timezone: "Europe/Berlin" });
   });
 
   it("uses a JSON object message as the arguments when no string property fits", () => {

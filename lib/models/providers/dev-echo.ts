@@ -37,17 +37,16 @@ function devEchoAnswer(request: ModelRequest): ModelResponse {
 /**
  * The arguments dev-echo sends to `tool` for the user's `text`, the first rule that applies:
  * 1. the input schema has a required property of type string → `{ [first such property]: text }`;
- * 2. the input schema has exactly one property, of type string → `{ [it]: text }`;
- * 3. the text is a JSON object → that object;
- * 4. otherwise `{}` (the kernel's validation then reports what is missing, and dev-echo echoes that result).
+ * 2. the text is a JSON object → that object;
+ * 3. otherwise `{}` (the kernel's validation then reports what is missing, and dev-echo echoes that result).
+ * An optional property is never filled with free text: "What time is it?" is no time zone, and leaving the property
+ * out lets the tool use its default (`current-time` answers in UTC).
  */
 export function echoArguments(tool: ToolSpec, text: string): unknown {
   const properties = isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {};
   const required = Array.isArray(tool.inputSchema.required) ? tool.inputSchema.required : [];
   const requiredString = required.find((name): name is string => typeof name === "string" && isStringSchema(properties[name]));
   if (requiredString) return { [requiredString]: text };
-  const names = Object.keys(properties);
-  if (names.length === 1 && isStringSchema(properties[names[0]])) return { [names[0]]: text };
   return jsonObject(text) ?? {};
 }
 

@@ -31,10 +31,10 @@ describe("describeInstant", () => {
     expect(describeInstant(instant, "europe/berlin")).toMatchObject({ ok: true, output: { timezone: "Europe/Berlin" } });
   });
 
-  it("is a tool error, naming the zone, for an unknown time zone", () => {
+  it("is an invalid-arguments error the model can correct, naming the zone, for an unknown time zone", () => {
     for (const zone of ["Mars/Olympus_Mons", "", "Europe/Berlin; DROP TABLE", "+25:00"]) {
       const result = describeInstant(instant, zone);
-      expect(result).toEqual({ ok: false, error: { kind: "tool-error", message: expect.stringContaining(`unknown time zone ${JSON.stringify(zone)}`) } });
+      expect(result).toEqual({ ok: false, error: { kind: "invalid-arguments", message: expect.stringContaining(`unknown time zone ${JSON.stringify(zone)}`) } });
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { NativeTool, NativeToolResult } from "./types";
-import { toolError } from "./types";
+import { invalidArguments } from "./types";
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
@@ -36,7 +36,10 @@ export const currentTime: NativeTool = {
   invoke: async (input, context) => describeInstant(context.now(), typeof input.timezone === "string" ? input.timezone : "UTC"),
 };
 
-/** `instant` as {@link currentTime} reports it in `timeZone`, or a tool error naming an unknown zone. */
+/**
+ * `instant` as {@link currentTime} reports it in `timeZone`, or an `invalid-arguments` error naming an unknown zone:
+ * the model gets it back as the call's result and can call again with a valid zone (or none, for UTC).
+ */
 export function describeInstant(instant: Date, timeZone: string): NativeToolResult {
   let format: Intl.DateTimeFormat;
   try {
@@ -52,7 +55,7 @@ export function describeInstant(instant: Date, timeZone: string): NativeToolResu
       weekday: "long",
     });
   } catch {
-    return toolError(`unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as "Europe/Berlin", "America/New_York" or "UTC"`);
+    return invalidArguments(`unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as "Europe/Berlin", "America/New_York" or "UTC", or omit timezone for UTC`);
   }
   const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
   const local = `${parts.year.padStart(4, "0")}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;

@@ -62,7 +62,7 @@ describe("invokeNativeTool", () => {
       output: { iso: "2026-06-01T12:00:00.000Z", unixMs: Date.parse("2026-06-01T12:00:00.000Z"), timezone: "UTC", local: "2026-06-01T12:00:00", weekday: "Monday", utcOffset: "+00:00" },
     });
     expect(await call("current-time", { timezone: "Asia/Tokyo" }, context)).toMatchObject({ ok: true, output: { local: "2026-06-01T21:00:00", timezone: "Asia/Tokyo" } });
-    expect(await call("current-time", { timezone: "Nowhere/Land" }, context)).toEqual({ ok: false, error: { kind: "tool-error", message: expect.stringContaining('"Nowhere/Land"') } });
+    expect(await call("current-time", { timezone: "Nowhere/Land" }, context)).toEqual({ ok: false, error: { kind: "invalid-arguments", message: expect.stringContaining('"Nowhere/Land"') } });
   });
 
   it("refuses a manifest that is not built in, and a cancelled call", async () => {

@@ -14,8 +14,12 @@ export type NativeToolContext = {
   db?: DbTx;
 };
 
-/** The outcome of one call: the output (the kernel validates it against the manifest's `output`), or a tool error the model sees. */
-export type NativeToolResult = { ok: true; output: unknown } | { ok: false; error: { kind: "tool-error"; message: string } };
+/**
+ * The outcome of one call: the output (the kernel validates it against the manifest's `output`), or an error the model
+ * sees: `invalid-arguments` when the arguments are well-formed but wrong (the model can correct them: the default
+ * tool-error policy sends it back once), `tool-error` otherwise.
+ */
+export type NativeToolResult = { ok: true; output: unknown } | { ok: false; error: { kind: "tool-error" | "invalid-arguments"; message: string } };
 
 /** A built-in tool: its manifest and its implementation, which gets the input already validated with defaults filled. */
 export type NativeTool = {
@@ -24,3 +28,6 @@ export type NativeTool = {
 };
 
 export const toolError = (message: string): NativeToolResult => ({ ok: false, error: { kind: "tool-error", message } });
+
+/** Arguments the schema accepts but the tool cannot use (an unknown time zone): the model can correct them. */
+export const invalidArguments = (message: string): NativeToolResult => ({ ok: false, error: { kind: "invalid-arguments", message } });

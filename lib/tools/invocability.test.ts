@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { getBuiltinTool } from "@/lib/tools/native";
+import { toolInvocability, toolInvoker } from "./invocability";
+
+const base: ToolManifest = { id: "acme.lookup", description: "Looks a word up", version: "1.0.0", input: { type: "object" }, output: { type: "object" } };
+const http: ToolManifest = { ...base, spec: { kind: "http", method: "GET", urlTemplate: "https://dictionary.example/{word}" } };
+
+describe("toolInvocability", () => {
+  it("invokes built-in tools natively and HTTP tools through their spec", () => {
+    expect(toolInvocability(getBuiltinTool("current-time")!)).toEqual({ invocable: true, invoker: "native" });
+    expect(toolInvocability(http)).toEqual({ invocable: true, invoker: "http" });
+    expect(toolInvocability({ ...http, transport: "native" })).toEqual({ invocable: true, invoker: "http" });
+  });
+
+  it("cannot invoke MCP tools, pack handlers, or a tool with neither spec nor handler, and says why at the field concerned", () => {
+    expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: false, invoker: "mcp", reason: "MCP tools are not supported yet", path: "/transport" });
+    expect(toolInvocability({ ...base, mcpEndpoint: "mcp+http://mcp.example/" })).toMatchObject({ invocable: false, invoker: "mcp" });
+    expect(toolInvocability({ ...base, codeArtifactRef: { kind: "filesystem", modulePath: "/packs/acme/lookup.js" } })).toEqual({
+      invocable: false,
+      invoker: "handler",
+      reason: "pack handlers (codeArtifactRef) are not supported yet",
+      path: "/codeArtifactRef",
+    });
+    expect(toolInvocability(base)).toEqual({ invocable: false, invoker: "none", reason: expect.stringContaining("neither an HTTP `spec` nor a handler"), path: "/spec" });
+    // A registered tool that claims the native transport under an id that is not built in has nothing to run.
+    expect(toolInvoker({ ...base, transport: "native" })).toBe("none");
+  });
+});
