@@ -35,8 +35,16 @@ describe("validateTenantProviderConfig", () => {
           { name: "acme-large", contextTokens: 32000, features: ["tool-use", "json-output"], inputUsdPerMTok: 1, outputUsdPerMTok: 2 },
           { name: "acme-small", features: [] },
         ],
+        projectIds: null,
       },
     });
+  });
+
+  it("keeps a project limit, lower-cased, and refuses an empty or malformed one", () => {
+    const limited = validateTenantProviderConfig(body({ projectIds: ["6CCB7CBD-0000-4000-8000-000000000001"] }), strict);
+    expect(limited.ok && limited.config.projectIds).toEqual(["6ccb7cbd-0000-4000-8000-000000000001"]);
+    expect(issuesOf(body({ projectIds: [] })).map((issue) => issue.path)).toEqual(["/projectIds"]);
+    expect(issuesOf(body({ projectIds: ["nope"] })).map((issue) => issue.path)).toEqual(["/projectIds/0"]);
   });
 
   it("reports every problem with its JSON pointer", () => {

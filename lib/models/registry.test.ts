@@ -53,7 +53,7 @@ describe("describeProvider", () => {
       baseUrl: "https://llm.acme.test/",
       apiKeySecret: "acme.key",
     };
-    expect(describeProvider(tenant)).toEqual({ id: "acme-llm", kind: "anthropic", source: "tenant", baseUrl: "https://llm.acme.test/", apiKeySecret: "acme.key", models: [{ name: "claude-haiku-4-5", features: ["tool-use"] }] });
+    expect(describeProvider(tenant)).toEqual({ id: "acme-llm", kind: "anthropic", source: "tenant", baseUrl: "https://llm.acme.test/", apiKeySecret: "acme.key", projectIds: null, models: [{ name: "claude-haiku-4-5", features: ["tool-use"] }] });
     const [openai] = listProviders({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://10.0.0.1/v1" });
     expect(Object.keys(describeProvider(openai)).sort()).toEqual(["id", "kind", "models", "source"]);
   });
