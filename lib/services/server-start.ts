@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
 import { startKernel } from "@/lib/services/kernel";
-import { sessionSecret } from "@/lib/secrets/session-secret";
+import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
 export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
@@ -23,8 +23,10 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
  * schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
-  // Fails the start with what to set when console sessions would have no key (PostgreSQL without a secret).
-  sessionSecret();
+  // Without a session key (PostgreSQL and neither KINDGI_SESSION_SECRET nor KINDGI_SECRETS_KEY) the API still serves
+  // API keys; the console's sign-in says what to set.
+  const sessionProblem = sessionSecretProblem();
+  if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
   await getDb();
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
