@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
 import { startKernel } from "@/lib/services/kernel";
+import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
 export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
@@ -19,12 +20,16 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 
 /**
  * What the server does before answering: check the configuration (`npm start` did too; this covers a bare
- * `next start`), open the database (migrations already ran in `npm start`),
- * create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
+ * `next start`), open the database (migrations already ran in `npm start`), check that console sessions have a
+ * key, create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
  * schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
   assertConfiguration();
+  // Without a session key (PostgreSQL and neither KINDGI_SESSION_SECRET nor KINDGI_SECRETS_KEY) the API still serves
+  // API keys; the console's sign-in says what to set.
+  const sessionProblem = sessionSecretProblem();
+  if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
   await getDb();
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
