@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
 
@@ -28,7 +29,7 @@ function buildIsStale() {
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
   const sources = ["app", "components", "lib", "public"].map((dir) => path.join(root, dir)).filter((dir) => fs.existsSync(dir));
-  const files = ["next.config.js", "package.json", "instrumentation.ts", "postcss.config.mjs", "tsconfig.json"].map((file) => path.join(root, file)).filter((file) => fs.existsSync(file));
+  const files = ["next.config.js", "package.json", "instrumentation.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json"].map((file) => path.join(root, file)).filter((file) => fs.existsSync(file));
   const newest = Math.max(...sources.map(newestSourceTime), ...files.map((file) => fs.statSync(file).mtimeMs));
   return newest > built;
 }
@@ -65,6 +66,8 @@ try {
 
 const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
-const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
+// scripts/http-edge.mjs answers in the API's envelope what Next.js and Node's parser would answer in plain text.
+const edge = path.join(root, "scripts/http-edge.mjs");
+const server = spawn(process.execPath, ["--import", pathToFileURL(edge).href, nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

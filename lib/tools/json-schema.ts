@@ -142,21 +142,21 @@ function safeDecode(fragment: string): string {
   }
 }
 
-/** The JSON pointer of the first subschema of `schema` (depth-first) that has `keyword`. */
+/** The JSON pointer of the first subschema of `schema` (depth-first) that has `keyword`; iterative, so any depth is safe. */
 function findKeyword(schema: unknown, keyword: string, pointer: string): string | undefined {
-  if (!isObject(schema)) return undefined;
-  if (keyword in schema) return pointer;
-  for (const [key, value] of Object.entries(schema)) {
-    const base = `${pointer}/${escapePointer(key)}`;
-    const children: Array<[string, unknown]> = SUBSCHEMA_MAP_KEYWORDS.has(key) && isObject(value)
-      ? Object.entries(value).map(([name, child]) => [`${base}/${escapePointer(name)}`, child])
-      : SUBSCHEMA_KEYWORDS.has(key)
-        ? Array.isArray(value) ? value.map((child, index) => [`${base}/${index}`, child]) : [[base, value]]
-        : [];
-    for (const [childPointer, child] of children) {
-      const found = findKeyword(child, keyword, childPointer);
-      if (found !== undefined) return found;
+  const stack: Array<[string, unknown]> = [[pointer, schema]];
+  while (stack.length) {
+    const [here, node] = stack.pop()!;
+    if (!isObject(node)) continue;
+    if (keyword in node) return here;
+    const children: Array<[string, unknown]> = [];
+    for (const [key, value] of Object.entries(node)) {
+      const base = `${here}/${escapePointer(key)}`;
+      if (SUBSCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) for (const [name, child] of Object.entries(value)) children.push([`${base}/${escapePointer(name)}`, child]);
+      else if (SUBSCHEMA_KEYWORDS.has(key) && Array.isArray(value)) value.forEach((child, index) => children.push([`${base}/${index}`, child]));
+      else if (SUBSCHEMA_KEYWORDS.has(key)) children.push([base, value]);
     }
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
   }
   return undefined;
 }
