@@ -2,6 +2,11 @@
 // and with X-Request-Id, the requests that never reach the app's code:
 // - methods the fetch standard forbids (TRACE, TRACK, CONNECT): Next.js cannot build a Request for them, so it would
 //   answer a plain-text 500 and log a stack trace for each one;
+// - an API query string that is not valid percent-encoded UTF-8 (`?q=%zz`, `?q=%ED%A0%80`): Next.js re-encodes the
+//   query before any app code sees it, turning such bytes into U+FFFD silently;
+// - an API request body past the limit: Next.js reads a body to its end before it runs the proxy or a route, so an
+//   endless chunked upload would never be answered; here the body ends for Next.js one chunk past the limit (the route
+//   then answers 413), the rest is discarded unread, and the connection is closed after the answer;
 // - requests Node's HTTP parser refuses (a method it does not know, an odd-cased one such as `get`, a malformed
 //   request line or header, headers too large, a timeout): Node would answer an empty 400, 431 or 408.
 // Everything else passes to Next.js untouched.
@@ -9,6 +14,9 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 
 const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+/** lib/api/limits.ts MAX_BODY_BYTES: the largest API request body. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+const isApiTarget = (target) => /^\/v1(\/|\?|$)/.test(target);
 /** Where a path outside the API's table (a console page) is served. */
 const PAGE_METHODS = ["GET", "HEAD"];
 
@@ -38,6 +46,29 @@ export function methodAnswer(method, target, lookup = allowedMethods) {
   };
 }
 
+/** A 400 for an API target (`/v1…`) whose query does not decode strictly as percent-encoded UTF-8, or null. */
+export function malformedQueryAnswer(target) {
+  const start = target.indexOf("?");
+  if (!isApiTarget(target) || start < 0) return null;
+  for (const part of target.slice(start + 1).split("&")) {
+    const [name, value = ""] = part.split(/=(.*)/s, 2);
+    if (decodes(name) && decodes(value)) continue;
+    const readable = decodes(name) ? decodeURIComponent(name.replaceAll("+", " ")) : name;
+    const shown = JSON.stringify(readable.length > 80 ? `${readable.slice(0, 80)}…` : readable);
+    return { status: 400, code: "bad-input", message: `query parameter ${shown} is not valid percent-encoded UTF-8`, details: { issues: [{ path: `/${readable}`, message: "not valid percent-encoded UTF-8" }] } };
+  }
+  return null;
+}
+
+function decodes(text) {
+  try {
+    decodeURIComponent(text.replaceAll("+", " "));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The answer to a request Node's HTTP parser refused (`error` as given to the server's `clientError` event). */
 export function clientErrorAnswer(error, lookup = allowedMethods) {
   if (error.code === "HPE_HEADER_OVERFLOW") return { status: 431, code: "headers-too-large", message: "the request headers are too large" };
@@ -60,8 +91,8 @@ async function table() {
   return allowedMethods;
 }
 
-async function answerRequest(request, response) {
-  const { status, headers, body } = envelope(methodAnswer(request.method, request.url ?? "/", await table()));
+async function answerRequest(request, response, answer) {
+  const { status, headers, body } = envelope(answer ?? methodAnswer(request.method, request.url ?? "/", await table()));
   response.writeHead(status, headers);
   response.end(body);
 }
@@ -72,6 +103,31 @@ async function answerSocket(socket, answer) {
   if (!socket.writable) return socket.destroy();
   const lines = [`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), "Connection: close"];
   socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
+}
+
+/**
+ * Lets an API request's body through to Next.js until it passes `limit`, then ends it there (Next.js sees a body past
+ * the limit and answers 413) and discards the rest; the connection closes once the answer is sent.
+ */
+export function capBody(request, response, limit = MAX_BODY_BYTES) {
+  const emit = request.emit;
+  let seen = 0;
+  let cut = false;
+  request.emit = function cappedEmit(event, ...args) {
+    if (cut && (event === "data" || event === "end")) return false;
+    if (event === "data") {
+      seen += args[0].length;
+      if (seen > limit) {
+        cut = true;
+        emit.call(this, "data", args[0]);
+        return emit.call(this, "end");
+      }
+    }
+    return emit.call(this, event, ...args);
+  };
+  response.on("finish", () => {
+    if (cut) request.socket?.end();
+  });
 }
 
 function guard(server) {
@@ -91,8 +147,12 @@ http.createServer = function createGuardedServer(...args) {
   if (index >= 0) {
     const listener = args[index];
     args[index] = function guardedListener(request, response) {
-      if (!FORBIDDEN_METHODS.has(request.method)) return listener.call(this, request, response);
-      answerRequest(request, response).catch(() => response.destroy());
+      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(request.url ?? "/");
+      if (!FORBIDDEN_METHODS.has(request.method) && !malformed) {
+        if (isApiTarget(request.url ?? "")) capBody(request, response);
+        return listener.call(this, request, response);
+      }
+      answerRequest(request, response, malformed).catch(() => response.destroy());
     };
   }
   return guard(createServer.apply(this, args));

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { errorStatus } from "@/lib/errors";
-// @ts-expect-error a plain ES module without types, loaded by `node --import` in production
-import { clientErrorAnswer, methodAnswer } from "./http-edge.mjs";
+import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
+import { MAX_BODY_BYTES, clientErrorAnswer, malformedQueryAnswer, methodAnswer } from "./http-edge.mjs";
 
-type Answer = { status: number; code: keyof typeof errorStatus; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
+type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
 const table = (path: string) => (path === "/v1/tools" ? ["GET", "HEAD", "POST"] : path === "/health" ? ["GET", "HEAD"] : null);
 const parserError = (code: string, raw = "") => Object.assign(new Error(code), { code, rawPacket: Buffer.from(raw, "latin1") });
 
@@ -32,6 +32,18 @@ describe("the HTTP front's answers", () => {
       methodAnswer("TRACE", "/v1/nope", table),
       ...["HPE_HEADER_OVERFLOW", "ERR_HTTP_REQUEST_TIMEOUT", "HPE_INVALID_METHOD", "HPE_INVALID_CONSTANT"].map((code) => clientErrorAnswer(parserError(code, "bad"), table)),
     ];
-    for (const answer of answers) expect(errorStatus[answer.code]).toBe(answer.status);
+    for (const answer of answers) expect(errorStatus[answer.code as keyof typeof errorStatus]).toBe(answer.status);
+  });
+
+  it("refuses an API query that does not decode strictly, naming the parameter", () => {
+    expect(malformedQueryAnswer("/v1/tools?limit=1&q=%ED%A0%80")).toMatchObject({ status: 400, code: "bad-input", details: { issues: [{ path: "/q", message: "not valid percent-encoded UTF-8" }] } });
+    expect(malformedQueryAnswer("/v1/tools?q=%zz")).toMatchObject({ status: 400, code: "bad-input" });
+    expect(malformedQueryAnswer("/v1/tools?q=caf%C3%A9+cr%C3%A8me&limit=5")).toBeNull();
+    expect(malformedQueryAnswer("/v1/tools")).toBeNull();
+    expect(malformedQueryAnswer("/catalog?q=%zz")).toBeNull();
+  });
+
+  it("caps bodies at the API's limit", () => {
+    expect(MAX_BODY_BYTES).toBe(API_MAX_BODY_BYTES);
   });
 });
