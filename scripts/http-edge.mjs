@@ -4,9 +4,10 @@
 //   answer a plain-text 500 and log a stack trace for each one;
 // - an API query string that is not valid percent-encoded UTF-8 (`?q=%zz`, `?q=%ED%A0%80`): Next.js re-encodes the
 //   query before any app code sees it, turning such bytes into U+FFFD silently;
-// - an API request body past the limit: Next.js reads a body to its end before it runs the proxy or a route, so an
-//   endless chunked upload would never be answered; here the body ends for Next.js one chunk past the limit (the route
-//   then answers 413), the rest is discarded unread, and the connection is closed after the answer;
+// - an API request body past the limit: Next.js reads a body to its end before it runs the proxy or a route. One that
+//   declares its size (Content-Length) is answered 413 here at once, unread. A chunked one ends for Next.js one chunk
+//   past the limit (the route then answers 413), the rest is discarded unread and the connection closed after the
+//   answer, so even an endless upload is answered;
 // - requests Node's HTTP parser refuses (a method it does not know, an odd-cased one such as `get`, a malformed
 //   request line or header, headers too large, a timeout): Node would answer an empty 400, 431 or 408.
 // Everything else passes to Next.js untouched.
@@ -105,6 +106,12 @@ async function answerSocket(socket, answer) {
   socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
 }
 
+/** A 413 for an API request that declares a body past the limit: answered at once, the body is never read. */
+export function declaredTooLarge(request) {
+  if (!isApiTarget(request.url ?? "") || !(Number(request.headers["content-length"]) > MAX_BODY_BYTES)) return null;
+  return { status: 413, code: "payload-too-large", message: `the request body may be at most ${MAX_BODY_BYTES} bytes` };
+}
+
 /**
  * Lets an API request's body through to Next.js until it passes `limit`, then ends it there (Next.js sees a body past
  * the limit and answers 413) and discards the rest; the connection closes once the answer is sent.
@@ -147,11 +154,12 @@ http.createServer = function createGuardedServer(...args) {
   if (index >= 0) {
     const listener = args[index];
     args[index] = function guardedListener(request, response) {
-      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(request.url ?? "/");
+      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(request.url ?? "/") ?? declaredTooLarge(request);
       if (!FORBIDDEN_METHODS.has(request.method) && !malformed) {
         if (isApiTarget(request.url ?? "")) capBody(request, response);
         return listener.call(this, request, response);
       }
+      request.resume(); // whatever body was sent is discarded unread
       answerRequest(request, response, malformed).catch(() => response.destroy());
     };
   }
