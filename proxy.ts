@@ -7,7 +7,7 @@ import { AppError } from "@/lib/errors";
 /** The methods Next.js hands to a route handler; it answers any other one with an empty 400. */
 const ROUTED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 
-// In front of every /v1 route: what Next.js would answer with an empty or plain-text page (a path it cannot decode,
+// In front of every /v1 route and /health: what Next.js would answer with an empty or plain-text page (a path it cannot decode,
 // a method no route handler takes, OPTIONS) is answered here, in the API's envelope.
 export function proxy(request: NextRequest) {
   const url = new URL(request.url);
@@ -56,4 +56,4 @@ function decodes(text: string): boolean {
   }
 }
 
-export const config = { matcher: ["/v1/:path*"] };
+export const config = { matcher: ["/v1/:path*", "/health"] };
