@@ -54,8 +54,12 @@ export const errorStatus = {
   "idempotency-key-in-flight": 409,
   /** The first response carried a secret (a new API key) and is never replayed. */
   "idempotency-key-replay-withheld": 409,
+  /** The request was not received in time (answered by the HTTP front, scripts/http-edge.mjs). */
+  "request-timeout": 408,
   /** The request body is larger than the API accepts. */
   "payload-too-large": 413,
+  /** The request headers are larger than the server accepts (answered by the HTTP front, scripts/http-edge.mjs). */
+  "headers-too-large": 431,
   /** A tool range matches no active registered version. */
   "tool-version-unresolvable": 422,
   /** A secret a tool or provider names does not exist in the tenant. */

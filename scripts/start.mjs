@@ -5,6 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { tsImport } from "tsx/esm/api";
+import { pathToFileURL } from "node:url";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
 import { buildIsStale } from "./build-state.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
@@ -50,6 +51,8 @@ try {
 
 const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
-const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
+// scripts/http-edge.mjs answers in the API's envelope what Next.js and Node's parser would answer in plain text.
+const edge = path.join(root, "scripts/http-edge.mjs");
+const server = spawn(process.execPath, ["--import", pathToFileURL(edge).href, nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

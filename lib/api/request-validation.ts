@@ -6,6 +6,7 @@ import { isCatalogId, isUuid } from "@/lib/ids";
 import { TOOL_VERSION_PATTERN } from "@/lib/tools/manifest-schema";
 import type { JsonSchema, Operation, ParamKind } from "@/lib/api/operation";
 import { PROVIDER_ID_PATTERN } from "@/lib/models/registry";
+import { MAX_BODY_DEPTH, MAX_PARAM_LENGTH, MAX_QUERY_LENGTH } from "@/lib/api/limits";
 
 // The project's own schemas, with patterns on the same linear-time engine as every other schema the server compiles.
 const ajv = addLinearFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: false, ...linearRegexOptions }));
@@ -46,7 +47,9 @@ export function validateParams(operation: Operation, raw: Record<string, string>
   const issues: Issue[] = [];
   for (const [name, spec] of Object.entries(operation.params ?? {})) {
     const value = raw[name] ?? "";
-    if (!checkParam(spec.kind, value)) issues.push({ path: `/${name}`, message: `malformed ${name}` });
+    const problem = checkUrlValue("path parameter", name, value, MAX_PARAM_LENGTH);
+    if (problem) issues.push(problem);
+    else if (!checkParam(spec.kind, value)) issues.push({ path: `/${name}`, message: `malformed ${name}` });
     params[name] = spec.kind === "uuid" ? value.toLowerCase() : value;
   }
   if (issues.length) throw new AppError("bad-input", issues.map((issue) => issue.message).join("; "), { issues });
@@ -58,11 +61,12 @@ export function validateQuery(operation: Operation, searchParams: URLSearchParam
   const query: Record<string, unknown> = {};
   const unknown: Issue[] = [];
   for (const [name, value] of searchParams) {
+    const problem = name in declared ? checkUrlValue("query parameter", name, value, MAX_QUERY_LENGTH) : null;
+    if (problem) throw new AppError("bad-input", problem.message, { issues: [problem] });
     if (!(name in declared)) unknown.push({ path: `/${name}`, message: `unknown query parameter ${JSON.stringify(name)}` });
     else if (name in query) unknown.push({ path: `/${name}`, message: `query parameter ${JSON.stringify(name)} is given twice` });
     else query[name] = value;
   }
-  refuseNulCharacters(query);
   if (unknown.length) throw new AppError("unknown-field", unknown[0].message, { issues: unknown });
   const schema = querySchemaOf(operation);
   const validate = compile(queryAjv, schema);
@@ -97,7 +101,6 @@ export function validateBody(operation: Operation, body: unknown): void {
     return;
   }
   if (!isPlainObject(body)) throw new AppError("bad-input", "the request body must be a JSON object", { issues: [{ path: "", message: "must be an object" }] });
-  refuseNulCharacters(body);
   const properties = (spec.schema.properties ?? {}) as Record<string, unknown>;
   const unknownFields = Object.keys(body).filter((field) => !(field in properties));
   if (unknownFields.length) {
@@ -112,30 +115,51 @@ export function validateBody(operation: Operation, body: unknown): void {
   }
 }
 
-/** The first JSON pointer at which a string (or a key) holds U+0000, which PostgreSQL text cannot store. */
-export function findNulCharacter(value: unknown, path = ""): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNulCharacter(value[i], `${path}/${i}`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const here = `${path}/${escapePointer(key)}`;
-      if (key.includes("\u0000")) return here;
-      const found = findNulCharacter(item, here);
-      if (found !== null) return found;
-    }
-  }
+/** Why a string cannot be stored as text, or null: U+0000 (PostgreSQL refuses it) or a lone UTF-16 surrogate. */
+function textProblem(text: string): string | null {
+  if (text.includes("\u0000")) return "contains U+0000";
+  if (!text.isWellFormed()) return "contains a lone UTF-16 surrogate (not well-formed Unicode)";
   return null;
 }
 
-export function refuseNulCharacters(value: unknown, prefix = ""): void {
-  const found = findNulCharacter(value);
-  if (found !== null) throw new AppError("bad-input", "text must not contain the NUL character (U+0000)", { issues: [{ path: prefix + found, message: "contains U+0000" }] });
+/**
+ * The one check of a parsed request body before any recursive code sees it: nesting depth, and every string and key
+ * well-formed Unicode without U+0000. Iterative, so any depth JSON.parse accepts is safe here.
+ */
+export function inspectBody(body: unknown): void {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: "", depth: 0 }];
+  while (stack.length) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === "string") {
+      const problem = textProblem(value);
+      if (problem) throw badText(path, problem);
+      continue;
+    }
+    if (typeof value !== "object" || value === null) continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw new AppError("bad-input", `the request body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects`, { issues: [{ path, message: `nests deeper than ${MAX_BODY_DEPTH} levels` }], maxDepth: MAX_BODY_DEPTH });
+    }
+    const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i];
+      const here = `${path}/${escapePointer(key)}`;
+      const problem = Array.isArray(value) ? null : textProblem(key);
+      if (problem) throw badText(here, `its key ${problem}`);
+      stack.push({ value: item, path: here, depth: depth + 1 });
+    }
+  }
+}
+
+function badText(path: string, problem: string): AppError {
+  const message = problem.includes("U+0000") ? "text must not contain the NUL character (U+0000)" : "text must be well-formed Unicode (a lone UTF-16 surrogate was sent)";
+  return new AppError("bad-input", message, { issues: [{ path, message: problem }] });
+}
+
+/** Path and query values: bounded length, well-formed Unicode, no U+0000. */
+function checkUrlValue(where: "path parameter" | "query parameter", name: string, value: string, maxLength: number): Issue | null {
+  if (value.length > maxLength) return { path: `/${name}`, message: `${where} ${name} is longer than ${maxLength} characters` };
+  const problem = textProblem(value);
+  return problem ? { path: `/${name}`, message: `${where} ${name} ${problem}` } : null;
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

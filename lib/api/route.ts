@@ -2,13 +2,13 @@ import { randomUUID, timingSafeEqual } from "node:crypto";
 import { AppError, isAppError } from "@/lib/errors";
 import type { Operation } from "@/lib/api/operation";
 import { canonicalJson } from "@/lib/api/json";
+import { MAX_BODY_BYTES } from "@/lib/api/limits";
 import { type ApiResult, jsonResponse, serialize } from "@/lib/api/respond";
-import { validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
+import { inspectBody, validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
 import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/api/idempotency";
 import type { Actor } from "@/lib/services/actor";
 import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
 
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export type HandlerContext<A> = {
   request: Request;
@@ -127,12 +127,11 @@ async function readBody(operation: Operation, request: Request): Promise<unknown
   if (request.method === "GET" || request.method === "HEAD") return undefined;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
-  const buffer = await request.arrayBuffer();
-  if (buffer.byteLength > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(buffer);
-  } catch {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(await readAtMost(request, MAX_BODY_BYTES));
+  } catch (error) {
+    if (isAppError(error)) throw error;
     throw new AppError("bad-input", "the request body is not UTF-8");
   }
   let body: unknown;
@@ -146,6 +145,26 @@ async function readBody(operation: Operation, request: Request): Promise<unknown
       throw new AppError("bad-input", `the request body is not valid JSON: ${(error as Error).message}`);
     }
   }
+  inspectBody(body);
   validateBody(operation, body);
   return body;
+}
+
+/** The body's bytes, read chunk by chunk: a (chunked) body past `limit` is refused as soon as it gets there. */
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit) {
+      await reader.cancel().catch(() => {});
+      throw new AppError("payload-too-large", `the request body may be at most ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
 }

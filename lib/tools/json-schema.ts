@@ -145,13 +145,15 @@ function safeDecode(fragment: string): string {
   }
 }
 
-/** The JSON pointer of the first subschema of `schema` (depth-first) that has `keyword`. */
+/** The JSON pointer of the first subschema of `schema` (depth-first) that has `keyword`; iterative, so any depth is safe. */
 function findKeyword(schema: unknown, keyword: string, pointer: string): string | undefined {
-  if (!isObject(schema)) return undefined;
-  if (keyword in schema) return pointer;
-  for (const [childPointer, child] of subschemas(schema, pointer)) {
-    const found = findKeyword(child, keyword, childPointer);
-    if (found !== undefined) return found;
+  const stack: Array<[string, unknown]> = [[pointer, schema]];
+  while (stack.length) {
+    const [here, node] = stack.pop()!;
+    if (!isObject(node)) continue;
+    if (keyword in node) return here;
+    const children = [...subschemas(node, here)];
+    for (let index = children.length - 1; index >= 0; index--) stack.push(children[index]);
   }
   return undefined;
 }

@@ -365,11 +365,27 @@ function redact(text: string, secrets: string[]): string {
     .reduce((redacted, form) => redacted.replaceAll(form, REDACTED), text);
 }
 
-/** `value` with secrets redacted from every string in it (keys included). */
+/** `value` with secrets redacted from every string in it (keys included); iterative, so a deeply nested response is safe. */
 function redactDeep(value: unknown, secrets: string[]): unknown {
   if (secrets.length === 0) return value;
-  if (typeof value === "string") return redact(value, secrets);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key, secrets), redactDeep(item, secrets)]));
+  const root: Record<string, unknown> = {};
+  const stack: Array<[Record<string, unknown> | unknown[], string | number, unknown]> = [[root, "value", value]];
+  const put = (target: Record<string, unknown> | unknown[], key: string | number, item: unknown) =>
+    Object.defineProperty(target, key, { value: item, writable: true, enumerable: true, configurable: true });
+  while (stack.length) {
+    const [target, key, item] = stack.pop()!;
+    if (typeof item === "string") put(target, key, redact(item, secrets));
+    else if (Array.isArray(item)) {
+      const copy: unknown[] = new Array(item.length);
+      put(target, key, copy);
+      for (let index = item.length - 1; index >= 0; index--) stack.push([copy, index, item[index]]);
+    } else if (typeof item === "object" && item !== null) {
+      const copy: Record<string, unknown> = {};
+      put(target, key, copy);
+      const entries = Object.entries(item).map(([name, child]) => [redact(name, secrets), child] as const);
+      for (const [name] of entries) put(copy, name, undefined);
+      for (let index = entries.length - 1; index >= 0; index--) stack.push([copy, entries[index][0], entries[index][1]]);
+    } else put(target, key, item);
+  }
+  return root.value;
 }

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { errorStatus } from "@/lib/errors";
+import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
+import { MAX_BODY_BYTES, clientErrorAnswer, malformedQueryAnswer, methodAnswer } from "./http-edge.mjs";
+
+type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
+const table = (path: string) => (path === "/v1/tools" ? ["GET", "HEAD", "POST"] : path === "/health" ? ["GET", "HEAD"] : null);
+const parserError = (code: string, raw = "") => Object.assign(new Error(code), { code, rawPacket: Buffer.from(raw, "latin1") });
+
+describe("the HTTP front's answers", () => {
+  it("answers a method that never reaches the app with 405 and the path's Allow, or 404 for an unknown API path", () => {
+    const trace: Answer = methodAnswer("TRACE", "/v1/tools?x=1", table);
+    expect(trace).toMatchObject({ status: 405, code: "method-not-allowed", headers: { Allow: "GET, HEAD, POST" }, details: { allow: ["GET", "HEAD", "POST"] } });
+    expect(methodAnswer("TRACE", "/v1/nope", table)).toMatchObject({ status: 404, code: "not-found" });
+    expect(methodAnswer("TRACE", "/", table)).toMatchObject({ status: 405, headers: { Allow: "GET, HEAD" } });
+  });
+
+  it("turns parser refusals into answers: an odd-cased method is a 405 that names the right spelling", () => {
+    const lower: Answer = clientErrorAnswer(parserError("HPE_INVALID_METHOD", "get /v1/tools HTTP/1.1\r\nHost: x\r\n\r\n"), table);
+    expect(lower).toMatchObject({ status: 405, code: "method-not-allowed", headers: { Allow: "GET, HEAD, POST" } });
+    expect(lower.message).toContain("case-sensitive: GET");
+    expect(clientErrorAnswer(parserError("HPE_INVALID_METHOD", "FOO /health HTTP/1.1\r\n\r\n"), table)).toMatchObject({ status: 405, headers: { Allow: "GET, HEAD" } });
+    expect(clientErrorAnswer(parserError("HPE_HEADER_OVERFLOW"), table)).toMatchObject({ status: 431, code: "headers-too-large" });
+    expect(clientErrorAnswer(parserError("ERR_HTTP_REQUEST_TIMEOUT"), table)).toMatchObject({ status: 408, code: "request-timeout" });
+    expect(clientErrorAnswer(parserError("HPE_INVALID_HEADER_TOKEN", "GET / HTTP/1.1\r\nBad Header\r\n\r\n"), table)).toMatchObject({ status: 400, code: "bad-input" });
+  });
+
+  it("uses only codes of the one table, with the table's status", () => {
+    const answers: Answer[] = [
+      methodAnswer("TRACE", "/v1/tools", table),
+      methodAnswer("CONNECT", "example.test:443", table),
+      methodAnswer("TRACE", "/v1/nope", table),
+      ...["HPE_HEADER_OVERFLOW", "ERR_HTTP_REQUEST_TIMEOUT", "HPE_INVALID_METHOD", "HPE_INVALID_CONSTANT"].map((code) => clientErrorAnswer(parserError(code, "bad"), table)),
+    ];
+    for (const answer of answers) expect(errorStatus[answer.code as keyof typeof errorStatus]).toBe(answer.status);
+  });
+
+  it("refuses an API query that does not decode strictly, naming the parameter", () => {
+    expect(malformedQueryAnswer("/v1/tools?limit=1&q=%ED%A0%80")).toMatchObject({ status: 400, code: "bad-input", details: { issues: [{ path: "/q", message: "not valid percent-encoded UTF-8" }] } });
+    expect(malformedQueryAnswer("/v1/tools?q=%zz")).toMatchObject({ status: 400, code: "bad-input" });
+    expect(malformedQueryAnswer("/v1/tools?q=caf%C3%A9+cr%C3%A8me&limit=5")).toBeNull();
+    expect(malformedQueryAnswer("/v1/tools")).toBeNull();
+    expect(malformedQueryAnswer("/catalog?q=%zz")).toBeNull();
+  });
+
+  it("caps bodies at the API's limit", () => {
+    expect(MAX_BODY_BYTES).toBe(API_MAX_BODY_BYTES);
+  });
+});
