@@ -121,8 +121,8 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
           const intent = (raw ?? {}) as Record<string, unknown>;
           const base = `/retrieval/${index}`;
           return (
-            <fieldset key={index} id={fieldId(base)} className="grid grid-cols-2 gap-3 rounded-md border border-neutral-200 p-3 dark:border-neutral-800">
-              <legend className="px-1 text-xs font-medium text-neutral-600 dark:text-neutral-400">Intent {index + 1}</legend>
+            <fieldset key={index} id={fieldId(base)} className="grid grid-cols-2 gap-3 rounded-md border border-slate-200 p-3 dark:border-slate-800">
+              <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-400">Intent {index + 1}</legend>
               <ListInput pointer={`${base}/types`} label="Fact types" value={intent.types} keepEmpty onChange={(v) => set(["retrieval", index, "types"], v ?? [])} issues={issues} placeholder="preference, contact" />
               <SelectInput pointer={`${base}/scope`} label="Scope" value={intent.scope} options={SCOPES} onChange={(v) => set(["retrieval", index, "scope"], v)} issues={issues} />
               <NumberInput pointer={`${base}/limit`} label="Limit" integer value={intent.limit} onChange={(v) => set(["retrieval", index, "limit"], v)} issues={issues} placeholder="10" help="Facts per turn (default 10)." />
@@ -135,7 +135,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
             </fieldset>
           );
         })}
-        <button type="button" className="rounded-md border border-neutral-300 px-3 py-1.5 text-sm font-medium hover:bg-neutral-50 dark:border-neutral-700 dark:hover:bg-neutral-900" onClick={() => set(["retrieval", list("retrieval").length], { types: [], scope: "same-conversation" })}>
+        <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-900" onClick={() => set(["retrieval", list("retrieval").length], { types: [], scope: "same-conversation" })}>
           Add retrieval intent
         </button>
       </Section>
@@ -190,18 +190,18 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
         <NumberInput pointer="/toolErrors/maxRetries" label="Max retries per turn" integer value={toolErrors.maxRetries} onChange={(v) => set(["toolErrors", "maxRetries"], v)} issues={issues} placeholder="1" />
         <fieldset id={fieldId("/toolErrors/retryOn")} className="space-y-1">
           <legend className="text-sm font-medium">Retry on</legend>
-          <p className="text-xs text-neutral-600 dark:text-neutral-400">{retryOn ? "Only the kinds checked." : "Default: invalid arguments and unknown tool."}</p>
+          <p className="text-xs text-slate-600 dark:text-slate-400">{retryOn ? "Only the kinds checked." : "Default: invalid arguments and unknown tool."}</p>
           {RETRY_KINDS.map((kind) => {
             const effective = retryOn ?? ["invalid-arguments", "unknown-tool"];
             return (
               <label key={kind.value} className="flex items-center gap-2 text-sm">
                 <input
                   type="checkbox"
-                  className="h-4 w-4 accent-blue-600"
+                  className="h-4 w-4 accent-indigo-600"
                   checked={effective.includes(kind.value)}
                   onChange={(e) => set(["toolErrors", "retryOn"], e.target.checked ? [...effective, kind.value] : effective.filter((k) => k !== kind.value))}
                 />
-                {kind.label} <span className="text-xs text-neutral-600 dark:text-neutral-400">({kind.help})</span>
+                {kind.label} <span className="text-xs text-slate-600 dark:text-slate-400">({kind.help})</span>
               </label>
             );
           })}

@@ -7,9 +7,9 @@
 import type { ReactNode } from "react";
 import type { Issue } from "@/lib/client/api";
 import { fieldId } from "@/lib/client/agent-draft";
+import { inputClass } from "@/components/forms/rjsf-theme";
 
-export const inputClass =
-  "block w-full rounded-md border border-neutral-300 bg-white px-2.5 py-1.5 text-sm shadow-sm placeholder:text-neutral-400 focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 aria-[invalid=true]:border-red-600 disabled:opacity-60 dark:border-neutral-700 dark:bg-neutral-900";
+export { inputClass };
 
 /** Problems exactly at `pointer` or below it (`/budget` collects `/budget/maxSteps`). */
 export function issuesUnder(issues: readonly Issue[], pointer: string): Issue[] {
@@ -36,12 +36,12 @@ export function Field({ pointer, label, help, issues, warnings = [], exact, chil
   const describedBy = [help ? `${id}-help` : null, own.length || ownWarnings.length ? `${id}-problems` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className={className ?? "space-y-1"}>
-      <label htmlFor={id} className="block text-sm font-medium text-neutral-800 dark:text-neutral-200">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800 dark:text-slate-200">
         {label}
       </label>
       {children({ id, describedBy, invalid: own.length > 0 })}
       {help ? (
-        <p id={`${id}-help`} className="text-xs text-neutral-600 dark:text-neutral-400">
+        <p id={`${id}-help`} className="text-xs text-slate-600 dark:text-slate-400">
           {help}
         </p>
       ) : null}
@@ -212,13 +212,13 @@ export function CheckboxInput(props: { pointer: string; label: string; checked: 
   return (
     <div className="space-y-1">
       <div className="flex items-center gap-2">
-        <input id={id} type="checkbox" className="h-4 w-4 accent-blue-600" checked={props.checked} onChange={(event) => props.onChange(event.target.checked)} aria-describedby={props.help ? `${id}-help` : undefined} />
-        <label htmlFor={id} className="text-sm font-medium text-neutral-800 dark:text-neutral-200">
+        <input id={id} type="checkbox" className="h-4 w-4 accent-indigo-600" checked={props.checked} onChange={(event) => props.onChange(event.target.checked)} aria-describedby={props.help ? `${id}-help` : undefined} />
+        <label htmlFor={id} className="text-sm font-medium text-slate-800 dark:text-slate-200">
           {props.label}
         </label>
       </div>
       {props.help ? (
-        <p id={`${id}-help`} className="text-xs text-neutral-600 dark:text-neutral-400">
+        <p id={`${id}-help`} className="text-xs text-slate-600 dark:text-slate-400">
           {props.help}
         </p>
       ) : null}
@@ -230,13 +230,13 @@ export function CheckboxInput(props: { pointer: string; label: string; checked: 
 /** A titled section of the definition form, a landmark the problems list can point into. */
 export function Section({ id, title, description, children, actions }: { id: string; title: string; description?: ReactNode; children: ReactNode; actions?: ReactNode }) {
   return (
-    <section aria-labelledby={`${id}-title`} id={id} className="scroll-mt-20 rounded-lg border border-neutral-200 bg-white p-4 dark:border-neutral-800 dark:bg-neutral-950">
+    <section aria-labelledby={`${id}-title`} id={id} className="scroll-mt-20 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
       <div className="mb-3 flex items-start justify-between gap-4">
         <div>
-          <h2 id={`${id}-title`} className="text-sm font-semibold text-neutral-900 dark:text-neutral-100">
+          <h2 id={`${id}-title`} className="text-sm font-semibold text-slate-900 dark:text-slate-100">
             {title}
           </h2>
-          {description ? <p className="mt-0.5 text-xs text-neutral-600 dark:text-neutral-400">{description}</p> : null}
+          {description ? <p className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">{description}</p> : null}
         </div>
         {actions}
       </div>

@@ -37,7 +37,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
   };
   return (
     <div className="space-y-3">
-      {parameters.length === 0 ? <p className="text-sm text-neutral-600 dark:text-neutral-400">No parameters. Add one to make a value configurable at invoke time; reference it as {"{{ name }}"} in the instructions.</p> : null}
+      {parameters.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">No parameters. Add one to make a value configurable at invoke time; reference it as {"{{ name }}"} in the instructions.</p> : null}
       {parameters.map((raw, index) => {
         const param = (raw ?? {}) as Record<string, unknown>;
         const base = `/parameters/${index}`;
@@ -47,8 +47,8 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
         const rowWarnings = issuesUnder(warnings, base);
         const defaultValue = param.default === undefined ? "" : typeof param.default === "string" ? param.default : JSON.stringify(param.default);
         return (
-          <fieldset key={index} id={fieldId(base)} className="rounded-md border border-neutral-200 p-3 dark:border-neutral-800">
-            <legend className="px-1 text-xs font-medium text-neutral-600 dark:text-neutral-400">Parameter {index + 1}</legend>
+          <fieldset key={index} id={fieldId(base)} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+            <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-400">Parameter {index + 1}</legend>
             <div className="grid grid-cols-12 items-end gap-2">
               <div className="col-span-4 space-y-1">
                 <label className="block text-xs font-medium" htmlFor={fieldId(`${base}/name`)}>
@@ -91,7 +91,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
                 )}
               </div>
               <div className="col-span-2 flex items-center gap-1.5 pb-1.5">
-                <input id={fieldId(`${base}/required`)} type="checkbox" className="h-4 w-4 accent-blue-600" checked={param.required !== false} onChange={(e) => update(index, { required: e.target.checked ? undefined : false })} />
+                <input id={fieldId(`${base}/required`)} type="checkbox" className="h-4 w-4 accent-indigo-600" checked={param.required !== false} onChange={(e) => update(index, { required: e.target.checked ? undefined : false })} />
                 <label className="text-xs font-medium" htmlFor={fieldId(`${base}/required`)}>
                   Required
                 </label>
@@ -103,7 +103,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
                 <input id={fieldId(`${base}/description`)} className={inputClass} value={typeof param.description === "string" ? param.description : ""} placeholder="What the caller should supply" onChange={(e) => update(index, { description: e.target.value || undefined })} />
               </div>
               <div className="col-span-2 flex justify-end">
-                <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-blue-600 dark:text-red-400 dark:hover:bg-red-950" aria-label={`Remove ${rowLabel}`} onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
+                <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-red-400 dark:hover:bg-red-950" aria-label={`Remove ${rowLabel}`} onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
                   Remove
                 </button>
               </div>
@@ -112,7 +112,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
           </fieldset>
         );
       })}
-      <button type="button" className="rounded-md border border-neutral-300 px-3 py-1.5 text-sm font-medium hover:bg-neutral-50 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-neutral-700 dark:hover:bg-neutral-900" onClick={() => onChange([...parameters, { name: "", type: "string" }])}>
+      <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-700 dark:hover:bg-slate-900" onClick={() => onChange([...parameters, { name: "", type: "string" }])}>
         Add parameter
       </button>
     </div>

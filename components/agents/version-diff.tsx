@@ -34,13 +34,13 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
   const [to, setTo] = useState(versions[0]?.version ?? "");
   return (
     <div className="space-y-4">
-      <section aria-labelledby="history-title" className="rounded-lg border border-neutral-200 bg-white p-4 dark:border-neutral-800 dark:bg-neutral-950">
+      <section aria-labelledby="history-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
         <h2 id="history-title" className="mb-2 text-sm font-semibold">
           Version history
         </h2>
         <table className="w-full text-sm">
           <thead>
-            <tr className="text-left text-xs text-neutral-600 dark:text-neutral-400">
+            <tr className="text-left text-xs text-slate-600 dark:text-slate-400">
               <th scope="col" className="py-1 font-medium">Version</th>
               <th scope="col" className="py-1 font-medium">Status</th>
               <th scope="col" className="py-1 font-medium">Registered</th>
@@ -49,17 +49,17 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
           </thead>
           <tbody>
             {versions.map((v) => (
-              <tr key={v.version} className="border-t border-neutral-100 dark:border-neutral-800">
+              <tr key={v.version} className="border-t border-slate-100 dark:border-slate-800">
                 <td className="py-1.5 font-mono">
                   {v.version}
-                  {v.isLatest ? <span className="ml-2 rounded bg-blue-50 px-1.5 py-0.5 text-xs text-blue-800 dark:bg-blue-950 dark:text-blue-200">latest</span> : null}
+                  {v.isLatest ? <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200">latest</span> : null}
                 </td>
                 <td className="py-1.5">{v.status}</td>
-                <td className="py-1.5 text-neutral-600 dark:text-neutral-400">
+                <td className="py-1.5 text-slate-600 dark:text-slate-400">
                   <time dateTime={v.registeredAt}>{new Date(v.registeredAt).toLocaleString()}</time>
                 </td>
                 <td className="py-1.5 text-right">
-                  <button type="button" className="text-xs font-medium text-blue-700 hover:underline dark:text-blue-300" onClick={() => onOpen(v.version)} aria-label={`Edit from version ${v.version}`}>
+                  <button type="button" className="text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={() => onOpen(v.version)} aria-label={`Edit from version ${v.version}`}>
                     Edit from this version
                   </button>
                 </td>
@@ -68,7 +68,7 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
           </tbody>
         </table>
       </section>
-      <section aria-labelledby="diff-title" className="rounded-lg border border-neutral-200 bg-white p-4 dark:border-neutral-800 dark:bg-neutral-950">
+      <section aria-labelledby="diff-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
         <h2 id="diff-title" className="mb-2 text-sm font-semibold">
           Compare versions
         </h2>
@@ -107,15 +107,15 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
     [before.data, after.data],
   );
   if (before.error || after.error) return <p className="text-sm text-red-700 dark:text-red-400">Cannot load a version: {((before.error ?? after.error) as Error).message}</p>;
-  if (!rows) return <div className="h-32 animate-pulse rounded bg-neutral-100 dark:bg-neutral-900" aria-label="Loading the versions" />;
+  if (!rows) return <div className="h-32 animate-pulse rounded bg-slate-100 dark:bg-slate-900" aria-label="Loading the versions" />;
   const added = rows.filter((r) => r.kind === "added").length;
   const removed = rows.filter((r) => r.kind === "removed").length;
   return (
     <div>
-      <p className="mb-2 text-xs text-neutral-600 dark:text-neutral-400" aria-live="polite">
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400" aria-live="polite">
         {from === to ? "The same version on both sides." : `${added} line${added === 1 ? "" : "s"} added, ${removed} removed, from ${from} to ${to}.`}
       </p>
-      <div className="max-h-[32rem] overflow-auto rounded-md border border-neutral-200 dark:border-neutral-800">
+      <div className="max-h-[32rem] overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
         <table aria-label={`Differences from ${from} to ${to}`} className="w-full border-collapse font-mono text-xs">
           <thead className="sr-only">
             <tr>
@@ -129,10 +129,10 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
             {rows.map((row, i) => (
               <tr
                 key={i}
-                className={row.kind === "added" ? "bg-green-50 text-green-950 dark:bg-green-950 dark:text-green-100" : row.kind === "removed" ? "bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-100" : "text-neutral-800 dark:text-neutral-200"}
+                className={row.kind === "added" ? "bg-green-50 text-green-950 dark:bg-green-950 dark:text-green-100" : row.kind === "removed" ? "bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-100" : "text-slate-800 dark:text-slate-200"}
               >
-                <td className="w-10 select-none px-2 text-right text-neutral-500">{row.oldLine ?? ""}</td>
-                <td className="w-10 select-none px-2 text-right text-neutral-500">{row.newLine ?? ""}</td>
+                <td className="w-10 select-none px-2 text-right text-slate-500">{row.oldLine ?? ""}</td>
+                <td className="w-10 select-none px-2 text-right text-slate-500">{row.newLine ?? ""}</td>
                 <td className="w-6 select-none px-1 text-center">
                   <span aria-hidden="true">{row.kind === "added" ? "+" : row.kind === "removed" ? "−" : ""}</span>
                   <span className="sr-only">{row.kind === "same" ? "unchanged" : row.kind}</span>

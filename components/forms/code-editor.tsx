@@ -48,7 +48,7 @@ export function markerRange(doc: Text, marker: Pick<CodeMarker, "line" | "column
 
 const theme = EditorView.theme({
   "&": { fontSize: "13px", border: "1px solid var(--color-border, #d4d4d8)", borderRadius: "6px", backgroundColor: "var(--color-surface, transparent)" },
-  "&.cm-focused": { outline: "2px solid var(--color-accent, #2563eb)", outlineOffset: "1px" },
+  "&.cm-focused": { outline: "2px solid var(--color-accent, #6366f1)", outlineOffset: "1px" },
   ".cm-content": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, Consolas, monospace", padding: "6px 0" },
   ".cm-gutters": { backgroundColor: "transparent", borderRight: "1px solid var(--color-border, #e4e4e7)", color: "#71717a" },
   ".cm-lint-marker": { width: "0.9em", height: "0.9em" },

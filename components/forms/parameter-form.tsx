@@ -7,6 +7,7 @@
  */
 import type { FormField } from "@/lib/agents/form";
 import type { Issue } from "@/lib/client/api";
+import { inputClass } from "@/components/forms/rjsf-theme";
 
 export type ParameterValues = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ function displayDefault(value: unknown): string {
 }
 
 export function ParameterForm({ fields, value, onChange, idPrefix, issues = [], disabled, legend = "Parameters" }: ParameterFormProps) {
-  if (fields.length === 0) return <p className="text-sm text-neutral-500 dark:text-neutral-400">This agent takes no parameters.</p>;
+  if (fields.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">This agent takes no parameters.</p>;
   const set = (name: string, next: unknown) => {
     const copy = { ...value };
     if (next === undefined) delete copy[name];
@@ -55,7 +56,7 @@ export function ParameterForm({ fields, value, onChange, idPrefix, issues = [], 
                 <input
                   id={id}
                   type="checkbox"
-                  className="h-4 w-4 rounded border-neutral-300 accent-blue-600"
+                  className="h-4 w-4 rounded border-slate-300 accent-indigo-600"
                   checked={current === undefined ? field.default === true : current === true}
                   onChange={(event) => set(field.name, event.target.checked)}
                   aria-describedby={describedBy}
@@ -96,7 +97,7 @@ export function ParameterForm({ fields, value, onChange, idPrefix, issues = [], 
               }}
               aria-describedby={describedBy}
               aria-invalid={fieldIssues.length > 0 || undefined}
-              className="block w-full rounded-md border border-neutral-300 bg-white px-2.5 py-1.5 text-sm shadow-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-blue-600 aria-[invalid=true]:border-red-600 dark:border-neutral-700 dark:bg-neutral-900"
+              className={inputClass}
             />
             <FieldHelp id={id} field={field} issues={fieldIssues} hint={hint} />
           </div>
@@ -110,7 +111,7 @@ function FieldHelp({ id, field, issues, hint }: { id: string; field: FormField; 
   return (
     <>
       {field.description || hint ? (
-        <p id={`${id}-description`} className="text-xs text-neutral-600 dark:text-neutral-400">
+        <p id={`${id}-description`} className="text-xs text-slate-600 dark:text-slate-400">
           {field.description}
           {field.description && hint ? " · " : null}
           {hint}
