@@ -16,6 +16,7 @@ import { useAgentDraftForm } from "@/lib/client/use-agent-draft-form";
 import { useAgentVersion } from "@/lib/client/use-agent-version";
 import { useRegisterAgent } from "@/lib/client/use-register-agent";
 import { useRenderAgentDraft } from "@/lib/client/use-render-agent-draft";
+import { useSaveShortcut } from "@/lib/client/use-keyboard-shortcut";
 import { useValidateAgent } from "@/lib/client/use-validate-agent";
 import type { ParameterValues } from "@/components/forms/parameter-form";
 import { DefinitionForm, SECTIONS } from "./definition-form";
@@ -89,16 +90,8 @@ export function AgentEditor({ agent, base, onOpenVersion }: EditorProps) {
     });
   }, [agent, draft, register, router, version]);
 
-  // Ctrl/Cmd+S saves from anywhere on the page (the code editors handle it themselves and mark it handled).
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.key.toLowerCase() !== "s" || !(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
-      event.preventDefault();
-      save();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [save]);
+  // Ctrl/Cmd+S saves from anywhere on the page, the code editors included.
+  useSaveShortcut(save);
 
   // Leaving with unsaved changes asks first.
   useEffect(() => {
@@ -130,16 +123,16 @@ export function AgentEditor({ agent, base, onOpenVersion }: EditorProps) {
       sections={SECTIONS}
       left={
         tab === "form" ? (
-          <DefinitionForm draft={draft} onChange={setDraft} projectId={projectId} issues={issues} warnings={warnings} resolution={validation.data?.resolution} templateMarkers={markers} idLocked={Boolean(agent)} onSave={save} />
+          <DefinitionForm draft={draft} onChange={setDraft} projectId={projectId} issues={issues} warnings={warnings} resolution={validation.data?.resolution} templateMarkers={markers} idLocked={Boolean(agent)} />
         ) : tab === "json" ? (
-          <section aria-labelledby="raw-json-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+          <section aria-labelledby="raw-json-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
             <h2 id="raw-json-title" className="text-sm font-semibold">
               Raw JSON
             </h2>
-            <p id="raw-json-help" className="mb-2 text-xs text-slate-600 dark:text-slate-400">
+            <p id="raw-json-help" className="mb-2 text-xs text-zinc-600 dark:text-zinc-400">
               The definition exactly as it will be registered. Edits here and in the form are the same draft.
             </p>
-            <JsonField id="agent-raw-json" label="Definition JSON" describedBy="raw-json-help" value={draft} onChange={(v) => v && typeof v === "object" && !Array.isArray(v) && setDraft(v as Draft)} minHeight="28rem" onSave={save} />
+            <JsonField id="agent-raw-json" label="Definition JSON" describedBy="raw-json-help" value={draft} onChange={(v) => v && typeof v === "object" && !Array.isArray(v) && setDraft(v as Draft)} minHeight="28rem" />
           </section>
         ) : agent ? (
           <VersionHistory

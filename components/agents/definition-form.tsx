@@ -24,7 +24,6 @@ type Props = {
   templateMarkers: TemplateMarker[];
   /** The id cannot change once the agent exists. */
   idLocked: boolean;
-  onSave(): void;
 };
 
 const SCOPES = [
@@ -59,7 +58,7 @@ export const SECTIONS = [
   ["tool-errors", "Tool errors"],
 ] as const;
 
-export function DefinitionForm({ draft, onChange, projectId, issues, warnings, resolution, templateMarkers, idLocked, onSave }: Props) {
+export function DefinitionForm({ draft, onChange, projectId, issues, warnings, resolution, templateMarkers, idLocked }: Props) {
   const set = (path: (string | number)[], value: unknown) => onChange(setIn(draft, path, value));
   const list = (key: string) => (Array.isArray(draft[key]) ? (draft[key] as unknown[]) : []);
   const object = (key: string) => (draft[key] && typeof draft[key] === "object" ? (draft[key] as Record<string, unknown>) : {});
@@ -88,7 +87,6 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
             value={typeof draft.instructions === "string" ? draft.instructions : ""}
             onChange={(v) => set(["instructions"], v)}
             markers={templateMarkers}
-            onSave={onSave}
             minHeight="9rem"
             placeholder="You are {{ agent.name }}. Help {{ customer }} with…"
           />
@@ -121,8 +119,8 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
           const intent = (raw ?? {}) as Record<string, unknown>;
           const base = `/retrieval/${index}`;
           return (
-            <fieldset key={index} id={fieldId(base)} className="grid grid-cols-2 gap-3 rounded-md border border-slate-200 p-3 dark:border-slate-800">
-              <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-400">Intent {index + 1}</legend>
+            <fieldset key={index} id={fieldId(base)} className="grid grid-cols-2 gap-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
+              <legend className="px-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">Intent {index + 1}</legend>
               <ListInput pointer={`${base}/types`} label="Fact types" value={intent.types} keepEmpty onChange={(v) => set(["retrieval", index, "types"], v ?? [])} issues={issues} placeholder="preference, contact" />
               <SelectInput pointer={`${base}/scope`} label="Scope" value={intent.scope} options={SCOPES} onChange={(v) => set(["retrieval", index, "scope"], v)} issues={issues} />
               <NumberInput pointer={`${base}/limit`} label="Limit" integer value={intent.limit} onChange={(v) => set(["retrieval", index, "limit"], v)} issues={issues} placeholder="10" help="Facts per turn (default 10)." />
@@ -135,7 +133,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
             </fieldset>
           );
         })}
-        <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 dark:border-slate-700 dark:hover:bg-slate-900" onClick={() => set(["retrieval", list("retrieval").length], { types: [], scope: "same-conversation" })}>
+        <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-900" onClick={() => set(["retrieval", list("retrieval").length], { types: [], scope: "same-conversation" })}>
           Add retrieval intent
         </button>
       </Section>
@@ -146,7 +144,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
 
       <Section id="model" title="Model" description="What the router needs to serve the agent, and soft preferences.">
         <Field pointer="/capabilities" label="Capabilities (JSON)" issues={issues} help={'One entry per resource kind, e.g. [{"kind": "llm-inference"}]; {} means llm-inference with no requirements.'}>
-          {({ id, describedBy }) => <JsonField id={`${id}-editor`} label="Capabilities (JSON)" describedBy={describedBy} value={draft.capabilities ?? []} onChange={(v) => set(["capabilities"], v)} onSave={onSave} minHeight="3rem" />}
+          {({ id, describedBy }) => <JsonField id={`${id}-editor`} label="Capabilities (JSON)" describedBy={describedBy} value={draft.capabilities ?? []} onChange={(v) => set(["capabilities"], v)} minHeight="3rem" />}
         </Field>
         <div className="grid grid-cols-2 gap-3">
           <TextInput pointer="/preferredProvider" label="Preferred provider" value={draft.preferredProvider} onChange={(v) => set(["preferredProvider"], v)} issues={issues} placeholder="any" />
@@ -180,7 +178,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
               <NumberInput pointer="/output/maxRepairs" label="Max repairs" integer value={output.maxRepairs} onChange={(v) => set(["output", "maxRepairs"], v)} issues={issues} placeholder="1" />
             </div>
             <Field pointer="/output/schema" label="Output schema (JSON Schema 2020-12)" issues={issues}>
-              {({ id, describedBy }) => <JsonField id={`${id}-editor`} label="Output schema (JSON Schema 2020-12)" describedBy={describedBy} value={output.schema ?? {}} onChange={(v) => set(["output", "schema"], v)} onSave={onSave} />}
+              {({ id, describedBy }) => <JsonField id={`${id}-editor`} label="Output schema (JSON Schema 2020-12)" describedBy={describedBy} value={output.schema ?? {}} onChange={(v) => set(["output", "schema"], v)} />}
             </Field>
           </>
         ) : null}
@@ -190,7 +188,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
         <NumberInput pointer="/toolErrors/maxRetries" label="Max retries per turn" integer value={toolErrors.maxRetries} onChange={(v) => set(["toolErrors", "maxRetries"], v)} issues={issues} placeholder="1" />
         <fieldset id={fieldId("/toolErrors/retryOn")} className="space-y-1">
           <legend className="text-sm font-medium">Retry on</legend>
-          <p className="text-xs text-slate-600 dark:text-slate-400">{retryOn ? "Only the kinds checked." : "Default: invalid arguments and unknown tool."}</p>
+          <p className="text-xs text-zinc-600 dark:text-zinc-400">{retryOn ? "Only the kinds checked." : "Default: invalid arguments and unknown tool."}</p>
           {RETRY_KINDS.map((kind) => {
             const effective = retryOn ?? ["invalid-arguments", "unknown-tool"];
             return (
@@ -201,7 +199,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
                   checked={effective.includes(kind.value)}
                   onChange={(e) => set(["toolErrors", "retryOn"], e.target.checked ? [...effective, kind.value] : effective.filter((k) => k !== kind.value))}
                 />
-                {kind.label} <span className="text-xs text-slate-600 dark:text-slate-400">({kind.help})</span>
+                {kind.label} <span className="text-xs text-zinc-600 dark:text-zinc-400">({kind.help})</span>
               </label>
             );
           })}

@@ -36,12 +36,12 @@ export function Field({ pointer, label, help, issues, warnings = [], exact, chil
   const describedBy = [help ? `${id}-help` : null, own.length || ownWarnings.length ? `${id}-problems` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className={className ?? "space-y-1"}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800 dark:text-slate-200">
+      <label htmlFor={id} className="block text-sm font-medium text-zinc-800 dark:text-zinc-200">
         {label}
       </label>
       {children({ id, describedBy, invalid: own.length > 0 })}
       {help ? (
-        <p id={`${id}-help`} className="text-xs text-slate-600 dark:text-slate-400">
+        <p id={`${id}-help`} className="text-xs text-zinc-600 dark:text-zinc-400">
           {help}
         </p>
       ) : null}
@@ -213,12 +213,12 @@ export function CheckboxInput(props: { pointer: string; label: string; checked: 
     <div className="space-y-1">
       <div className="flex items-center gap-2">
         <input id={id} type="checkbox" className="h-4 w-4 accent-indigo-600" checked={props.checked} onChange={(event) => props.onChange(event.target.checked)} aria-describedby={props.help ? `${id}-help` : undefined} />
-        <label htmlFor={id} className="text-sm font-medium text-slate-800 dark:text-slate-200">
+        <label htmlFor={id} className="text-sm font-medium text-zinc-800 dark:text-zinc-200">
           {props.label}
         </label>
       </div>
       {props.help ? (
-        <p id={`${id}-help`} className="text-xs text-slate-600 dark:text-slate-400">
+        <p id={`${id}-help`} className="text-xs text-zinc-600 dark:text-zinc-400">
           {props.help}
         </p>
       ) : null}
@@ -230,13 +230,13 @@ export function CheckboxInput(props: { pointer: string; label: string; checked: 
 /** A titled section of the definition form, a landmark the problems list can point into. */
 export function Section({ id, title, description, children, actions }: { id: string; title: string; description?: ReactNode; children: ReactNode; actions?: ReactNode }) {
   return (
-    <section aria-labelledby={`${id}-title`} id={id} className="scroll-mt-20 rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+    <section aria-labelledby={`${id}-title`} id={id} className="scroll-mt-20 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
       <div className="mb-3 flex items-start justify-between gap-4">
         <div>
-          <h2 id={`${id}-title`} className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+          <h2 id={`${id}-title`} className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
             {title}
           </h2>
-          {description ? <p className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">{description}</p> : null}
+          {description ? <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">{description}</p> : null}
         </div>
         {actions}
       </div>

@@ -37,7 +37,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
   };
   return (
     <div className="space-y-3">
-      {parameters.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">No parameters. Add one to make a value configurable at invoke time; reference it as {"{{ name }}"} in the instructions.</p> : null}
+      {parameters.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No parameters. Add one to make a value configurable at invoke time; reference it as {"{{ name }}"} in the instructions.</p> : null}
       {parameters.map((raw, index) => {
         const param = (raw ?? {}) as Record<string, unknown>;
         const base = `/parameters/${index}`;
@@ -47,8 +47,8 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
         const rowWarnings = issuesUnder(warnings, base);
         const defaultValue = param.default === undefined ? "" : typeof param.default === "string" ? param.default : JSON.stringify(param.default);
         return (
-          <fieldset key={index} id={fieldId(base)} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
-            <legend className="px-1 text-xs font-medium text-slate-600 dark:text-slate-400">Parameter {index + 1}</legend>
+          <fieldset key={index} id={fieldId(base)} className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
+            <legend className="px-1 text-xs font-medium text-zinc-600 dark:text-zinc-400">Parameter {index + 1}</legend>
             <div className="grid grid-cols-12 items-end gap-2">
               <div className="col-span-4 space-y-1">
                 <label className="block text-xs font-medium" htmlFor={fieldId(`${base}/name`)}>
@@ -112,7 +112,7 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
           </fieldset>
         );
       })}
-      <button type="button" className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-slate-700 dark:hover:bg-slate-900" onClick={() => onChange([...parameters, { name: "", type: "string" }])}>
+      <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:border-zinc-700 dark:hover:bg-zinc-900" onClick={() => onChange([...parameters, { name: "", type: "string" }])}>
         Add parameter
       </button>
     </div>

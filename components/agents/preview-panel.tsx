@@ -41,26 +41,26 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
   const warnings = validation.data?.warnings ?? [];
   return (
     <div className="space-y-4">
-      <section aria-labelledby="preview-form-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+      <section aria-labelledby="preview-form-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <h2 id="preview-form-title" className="text-sm font-semibold">
           Parameter form
         </h2>
-        <p className="mb-3 text-xs text-slate-600 dark:text-slate-400">As users of the agent will see it. The values here are the preview&apos;s sample values.</p>
+        <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">As users of the agent will see it. The values here are the preview&apos;s sample values.</p>
         {form.data ? (
           <ParameterForm fields={form.data.fields} value={values} onChange={onValuesChange} idPrefix="preview-param" issues={parameterIssues} legend="Parameter form" />
         ) : form.error ? (
           <p className="text-sm text-red-700 dark:text-red-400">Cannot build the form: {(form.error as Error).message}</p>
         ) : (
-          <div className="h-16 animate-pulse rounded bg-slate-100 dark:bg-slate-900" aria-label="Loading the form" />
+          <div className="h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the form" />
         )}
       </section>
 
-      <section aria-labelledby="preview-render-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+      <section aria-labelledby="preview-render-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <div className="flex items-center justify-between">
           <h2 id="preview-render-title" className="text-sm font-semibold">
             Rendered instructions
           </h2>
-          {render.isFetching ? <span className="text-xs text-slate-500">Updating…</span> : null}
+          {render.isFetching ? <span className="text-xs text-zinc-500">Updating…</span> : null}
         </div>
         <div aria-live="polite" className="mt-2">
           {templateBroken ? (
@@ -71,20 +71,20 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
             <p className="text-sm text-red-700 dark:text-red-400">Preview unavailable: {(render.error as Error).message}</p>
           ) : null}
           {render.data && !render.error ? (
-            <pre aria-label="Rendered instructions" tabIndex={0} className="max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-slate-50 p-3 font-mono text-xs text-slate-900 dark:bg-slate-900 dark:text-slate-100">
-              {render.data.rendered || <span className="text-slate-500">(empty)</span>}
+            <pre aria-label="Rendered instructions" tabIndex={0} className="max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-50 p-3 font-mono text-xs text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100">
+              {render.data.rendered || <span className="text-zinc-500">(empty)</span>}
             </pre>
           ) : null}
-          {!render.data && !render.error ? <div className="h-20 animate-pulse rounded bg-slate-100 dark:bg-slate-900" aria-label="Loading the preview" /> : null}
+          {!render.data && !render.error ? <div className="h-20 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the preview" /> : null}
         </div>
       </section>
 
-      <section aria-labelledby="problems-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+      <section aria-labelledby="problems-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <div className="flex items-center justify-between">
           <h2 id="problems-title" className="text-sm font-semibold">
-            Problems {validation.data ? <span className="font-normal text-slate-600 dark:text-slate-400">({problems.length})</span> : null}
+            Problems {validation.data ? <span className="font-normal text-zinc-600 dark:text-zinc-400">({problems.length})</span> : null}
           </h2>
-          {validation.isFetching ? <span className="text-xs text-slate-500">Checking…</span> : null}
+          {validation.isFetching ? <span className="text-xs text-zinc-500">Checking…</span> : null}
         </div>
         <div aria-live="polite" className="mt-2 space-y-2">
           {validation.error ? <p className="text-sm text-red-700 dark:text-red-400">Cannot check the definition: {(validation.error as Error).message}</p> : null}
@@ -92,7 +92,7 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
           <ProblemList label="Problems" items={problems} tone="error" />
           <ProblemList label="Warnings" items={warnings} tone="warning" />
           {validation.data && "providerId" in validation.data.routing ? (
-            <p className="text-xs text-slate-600 dark:text-slate-400">
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">
               Would run on {validation.data.routing.providerId} / {validation.data.routing.model}.
             </p>
           ) : null}
@@ -111,7 +111,7 @@ function ProblemList({ label, items, tone }: { label: string; items: Issue[]; to
           <button
             type="button"
             onClick={() => focusField(item.path)}
-            className={`w-full rounded-md px-2 py-1 text-left text-xs hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:hover:bg-slate-900 ${tone === "error" ? "text-red-800 dark:text-red-300" : "text-amber-900 dark:text-amber-200"}`}
+            className={`w-full rounded-md px-2 py-1 text-left text-xs hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:hover:bg-zinc-900 ${tone === "error" ? "text-red-800 dark:text-red-300" : "text-amber-900 dark:text-amber-200"}`}
           >
             <span className="font-mono">{item.path || "/"}</span> {item.message}
           </button>

@@ -33,7 +33,7 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
 
   return (
     <div className="space-y-3">
-      {tools.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">No tools: the agent only chats. Search the catalog below to add one.</p> : null}
+      {tools.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No tools: the agent only chats. Search the catalog below to add one.</p> : null}
       {tools.length ? (
         <ul aria-label="Selected tools" className="space-y-2">
           {tools.map((raw, index) => {
@@ -42,7 +42,7 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
             const resolved = resolution?.find((r) => r.index === index);
             const id = typeof ref.id === "string" ? ref.id : "";
             return (
-              <li key={index} id={fieldId(base)} className="rounded-md border border-slate-200 p-3 dark:border-slate-800">
+              <li key={index} id={fieldId(base)} className="rounded-md border border-zinc-200 p-3 dark:border-zinc-800">
                 <div className="flex flex-wrap items-end gap-3">
                   <div className="min-w-0 flex-1">
                     <div className="truncate font-mono text-sm" title={id}>
@@ -74,14 +74,14 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
       </div>
       <div aria-live="polite" aria-busy={options.isFetching}>
         {options.error ? <p className="text-sm text-red-700 dark:text-red-400">Cannot search the catalog: {(options.error as Error).message}</p> : null}
-        {options.data && options.data.data.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">No tool matches{q ? ` “${q}”` : ""}. Register tools with POST /v1/tools.</p> : null}
+        {options.data && options.data.data.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No tool matches{q ? ` “${q}”` : ""}. Register tools with POST /v1/tools.</p> : null}
         {options.data?.data.length ? (
-          <ul aria-label="Catalog tools" className="max-h-56 divide-y divide-slate-100 overflow-auto rounded-md border border-slate-200 dark:divide-slate-800 dark:border-slate-800">
+          <ul aria-label="Catalog tools" className="max-h-56 divide-y divide-zinc-100 overflow-auto rounded-md border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
             {options.data.data.map((tool) => (
               <li key={tool.toolId} className="flex items-center justify-between gap-3 px-3 py-2">
                 <div className="min-w-0">
                   <div className="truncate font-mono text-sm">{tool.toolId}</div>
-                  <div className="truncate text-xs text-slate-600 dark:text-slate-400">
+                  <div className="truncate text-xs text-zinc-600 dark:text-zinc-400">
                     {tool.latestVersion} · {tool.mutating ? "mutating" : "read-only"}
                     {tool.description ? ` · ${tool.description}` : ""}
                   </div>
@@ -89,7 +89,7 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
                 <button
                   type="button"
                   disabled={chosen.has(tool.toolId)}
-                  className="shrink-0 rounded-md border border-slate-300 px-2.5 py-1 text-xs font-medium hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-50 dark:border-slate-700 dark:hover:bg-slate-900"
+                  className="shrink-0 rounded-md border border-zinc-300 px-2.5 py-1 text-xs font-medium hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-900"
                   aria-label={`Add tool ${tool.toolId}`}
                   onClick={() => onChange([...tools, { id: tool.toolId, version: `^${tool.latestVersion}` }])}
                 >
@@ -105,8 +105,8 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
 }
 
 function ResolutionLine({ item }: { item: ToolResolutionItem | undefined }) {
-  if (!item) return <p className="text-xs text-slate-500">Resolving…</p>;
-  if (item.version) return <p className="text-xs text-slate-600 dark:text-slate-400">Resolves to {item.version} now</p>;
+  if (!item) return <p className="text-xs text-zinc-500">Resolving…</p>;
+  if (item.version) return <p className="text-xs text-zinc-600 dark:text-zinc-400">Resolves to {item.version} now</p>;
   return (
     <p role="status" className="text-xs font-medium text-amber-800 dark:text-amber-300">
       Warning: resolves to nothing now — {item.available.length ? `active versions: ${item.available.join(", ")}` : "no active version of this tool in the project"}. A run would fail.

@@ -34,13 +34,13 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
   const [to, setTo] = useState(versions[0]?.version ?? "");
   return (
     <div className="space-y-4">
-      <section aria-labelledby="history-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+      <section aria-labelledby="history-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <h2 id="history-title" className="mb-2 text-sm font-semibold">
           Version history
         </h2>
         <table className="w-full text-sm">
           <thead>
-            <tr className="text-left text-xs text-slate-600 dark:text-slate-400">
+            <tr className="text-left text-xs text-zinc-600 dark:text-zinc-400">
               <th scope="col" className="py-1 font-medium">Version</th>
               <th scope="col" className="py-1 font-medium">Status</th>
               <th scope="col" className="py-1 font-medium">Registered</th>
@@ -49,13 +49,13 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
           </thead>
           <tbody>
             {versions.map((v) => (
-              <tr key={v.version} className="border-t border-slate-100 dark:border-slate-800">
+              <tr key={v.version} className="border-t border-zinc-100 dark:border-zinc-800">
                 <td className="py-1.5 font-mono">
                   {v.version}
                   {v.isLatest ? <span className="ml-2 rounded bg-indigo-50 px-1.5 py-0.5 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200">latest</span> : null}
                 </td>
                 <td className="py-1.5">{v.status}</td>
-                <td className="py-1.5 text-slate-600 dark:text-slate-400">
+                <td className="py-1.5 text-zinc-600 dark:text-zinc-400">
                   <time dateTime={v.registeredAt}>{new Date(v.registeredAt).toLocaleString()}</time>
                 </td>
                 <td className="py-1.5 text-right">
@@ -68,7 +68,7 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
           </tbody>
         </table>
       </section>
-      <section aria-labelledby="diff-title" className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-950">
+      <section aria-labelledby="diff-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <h2 id="diff-title" className="mb-2 text-sm font-semibold">
           Compare versions
         </h2>
@@ -107,15 +107,15 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
     [before.data, after.data],
   );
   if (before.error || after.error) return <p className="text-sm text-red-700 dark:text-red-400">Cannot load a version: {((before.error ?? after.error) as Error).message}</p>;
-  if (!rows) return <div className="h-32 animate-pulse rounded bg-slate-100 dark:bg-slate-900" aria-label="Loading the versions" />;
+  if (!rows) return <div className="h-32 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the versions" />;
   const added = rows.filter((r) => r.kind === "added").length;
   const removed = rows.filter((r) => r.kind === "removed").length;
   return (
     <div>
-      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400" aria-live="polite">
+      <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
         {from === to ? "The same version on both sides." : `${added} line${added === 1 ? "" : "s"} added, ${removed} removed, from ${from} to ${to}.`}
       </p>
-      <div className="max-h-[32rem] overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <div className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 dark:border-zinc-800">
         <table aria-label={`Differences from ${from} to ${to}`} className="w-full border-collapse font-mono text-xs">
           <thead className="sr-only">
             <tr>
@@ -129,10 +129,10 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
             {rows.map((row, i) => (
               <tr
                 key={i}
-                className={row.kind === "added" ? "bg-green-50 text-green-950 dark:bg-green-950 dark:text-green-100" : row.kind === "removed" ? "bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-100" : "text-slate-800 dark:text-slate-200"}
+                className={row.kind === "added" ? "bg-green-50 text-green-950 dark:bg-green-950 dark:text-green-100" : row.kind === "removed" ? "bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-100" : "text-zinc-800 dark:text-zinc-200"}
               >
-                <td className="w-10 select-none px-2 text-right text-slate-500">{row.oldLine ?? ""}</td>
-                <td className="w-10 select-none px-2 text-right text-slate-500">{row.newLine ?? ""}</td>
+                <td className="w-10 select-none px-2 text-right text-zinc-500">{row.oldLine ?? ""}</td>
+                <td className="w-10 select-none px-2 text-right text-zinc-500">{row.newLine ?? ""}</td>
                 <td className="w-6 select-none px-1 text-center">
                   <span aria-hidden="true">{row.kind === "added" ? "+" : row.kind === "removed" ? "−" : ""}</span>
                   <span className="sr-only">{row.kind === "same" ? "unchanged" : row.kind}</span>

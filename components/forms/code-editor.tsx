@@ -4,7 +4,8 @@
  * A CodeMirror 6 editor for Liquid templates (agent instructions) and JSON (raw definitions, schemas).
  * Controlled: `value` in, `onChange` out. Problems given as `markers` (1-based line and column) are
  * underlined in the text and listed in the gutter. Keyboard: Tab indents; Escape then Tab moves focus on
- * (CodeMirror's tab-focus mode), so the editor never traps the keyboard. Mod-S calls `onSave`.
+ * (CodeMirror's tab-focus mode), so the editor never traps the keyboard. Mod-S calls `onSave` when given
+ * (otherwise the key is left to the page's own save shortcut).
  */
 import { useEffect, useRef } from "react";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -75,7 +76,7 @@ export function CodeEditor(props: CodeEditorProps) {
         lintGutter(),
         EditorView.lineWrapping,
         keymap.of([
-          { key: "Mod-s", preventDefault: true, run: () => (latest.current.onSave?.(), true) },
+          { key: "Mod-s", run: () => (latest.current.onSave ? (latest.current.onSave(), true) : false) },
           indentWithTab,
           ...defaultKeymap,
           ...historyKeymap,

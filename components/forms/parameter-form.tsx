@@ -33,7 +33,7 @@ function displayDefault(value: unknown): string {
 }
 
 export function ParameterForm({ fields, value, onChange, idPrefix, issues = [], disabled, legend = "Parameters" }: ParameterFormProps) {
-  if (fields.length === 0) return <p className="text-sm text-slate-500 dark:text-slate-400">This agent takes no parameters.</p>;
+  if (fields.length === 0) return <p className="text-sm text-zinc-500 dark:text-zinc-400">This agent takes no parameters.</p>;
   const set = (name: string, next: unknown) => {
     const copy = { ...value };
     if (next === undefined) delete copy[name];
@@ -56,7 +56,7 @@ export function ParameterForm({ fields, value, onChange, idPrefix, issues = [], 
                 <input
                   id={id}
                   type="checkbox"
-                  className="h-4 w-4 rounded border-slate-300 accent-indigo-600"
+                  className="h-4 w-4 rounded border-zinc-300 accent-indigo-600"
                   checked={current === undefined ? field.default === true : current === true}
                   onChange={(event) => set(field.name, event.target.checked)}
                   aria-describedby={describedBy}
@@ -111,7 +111,7 @@ function FieldHelp({ id, field, issues, hint }: { id: string; field: FormField; 
   return (
     <>
       {field.description || hint ? (
-        <p id={`${id}-description`} className="text-xs text-slate-600 dark:text-slate-400">
+        <p id={`${id}-description`} className="text-xs text-zinc-600 dark:text-zinc-400">
           {field.description}
           {field.description && hint ? " · " : null}
           {hint}
