@@ -65,7 +65,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
   const output = draft.output as { schema?: unknown; name?: string; maxRepairs?: number } | undefined;
   const toolErrors = object("toolErrors");
   const retryOn = Array.isArray(toolErrors.retryOn) ? (toolErrors.retryOn as string[]) : null;
-  const instructionsIssues = issuesUnder(issues, "/instructions").filter(() => templateMarkers.length === 0);
+  const instructionsIssues = issuesUnder(issues, "/instructions").filter((issue) => !/^line \d+, column \d+: /.test(issue.message));
 
   return (
     <div className="space-y-4">
@@ -100,9 +100,8 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
                 </li>
               ))}
             </ul>
-          ) : (
-            <Problems issues={instructionsIssues} />
-          )}
+          ) : null}
+          <Problems issues={instructionsIssues} />
         </div>
       </Section>
 

@@ -36,7 +36,7 @@ export function focusField(pointer: string) {
 export function PreviewPanel({ form, render, validation, values, onValuesChange }: Props) {
   const renderIssues = issuesOf(render.error);
   const parameterIssues = renderIssues.filter((i) => i.path.startsWith("/parameters/"));
-  const templateBroken = renderIssues.some((i) => i.path === "/definition/instructions");
+  const templateBroken = renderIssues.some((i) => i.path === "/definition/instructions" && /^line \d+, column \d+: /.test(i.message));
   const problems = validation.data?.issues ?? [];
   const warnings = validation.data?.warnings ?? [];
   return (
@@ -67,11 +67,11 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
             <p className="text-sm text-red-700 dark:text-red-400">The template has a problem (marked in the editor); fix it to see the preview.</p>
           ) : parameterIssues.length ? (
             <p className="text-sm text-amber-800 dark:text-amber-300">Fill in the parameter form to see the preview: {parameterIssues.map((i) => `${i.path.slice("/parameters/".length)} — ${i.message}`).join("; ")}.</p>
-          ) : render.error && !(render.error instanceof ApiError && render.error.issues.length) ? (
-            <p className="text-sm text-red-700 dark:text-red-400">Preview unavailable: {(render.error as Error).message}</p>
+          ) : render.error ? (
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">Preview unavailable: {renderIssues.length ? renderIssues.map((i) => `${i.path.replace(/^\/definition/, "")} ${i.message}`).join("; ") : (render.error as Error).message}.</p>
           ) : null}
           {render.data && !render.error ? (
-            <pre aria-label="Rendered instructions" tabIndex={0} className="max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-50 p-3 font-mono text-xs text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100">
+            <pre aria-label="Rendered text" tabIndex={0} className="max-h-80 overflow-auto whitespace-pre-wrap rounded-md bg-zinc-50 p-3 font-mono text-xs text-zinc-900 dark:bg-zinc-900 dark:text-zinc-100">
               {render.data.rendered || <span className="text-zinc-500">(empty)</span>}
             </pre>
           ) : null}

@@ -32,6 +32,7 @@ describe("agent draft", () => {
         { path: "/instructions", message: "line 3, column 7: unknown filter \"x\"" },
         { path: "/definition/instructions", message: "line 3, column 7: unknown filter \"x\"", line: 3, column: 7 } as never,
         { path: "/parameters/0/name", message: "line 1, column 1: nope" },
+        { path: "/instructions", message: "must not be empty" },
       ]),
     ).toEqual([{ line: 3, column: 7, message: 'unknown filter "x"' }]);
   });

@@ -100,15 +100,17 @@ const POSITION = /^line (\d+), column (\d+): ([\s\S]*)$/;
 
 /**
  * The instructions problems among `issues` (at `/instructions` from validate, at `/definition/instructions` from the
- * draft render), with their line and column: the structured fields when present, else read from the message.
+ * draft render) that have a position, with their line and column: the structured fields when present, else read
+ * from the message. Problems without a position ("must not be empty") are left to the field.
  */
 export function templateMarkers(issues: readonly (Issue & { line?: number; column?: number })[]): TemplateMarker[] {
   const markers: TemplateMarker[] = [];
   for (const issue of issues) {
     if (issue.path !== "/instructions" && issue.path !== "/definition/instructions") continue;
     const match = POSITION.exec(issue.message);
-    const line = issue.line ?? (match ? Number(match[1]) : 1);
-    const column = issue.column ?? (match ? Number(match[2]) : 1);
+    if (!match && (issue.line === undefined || issue.column === undefined)) continue;
+    const line = issue.line ?? Number(match![1]);
+    const column = issue.column ?? Number(match![2]);
     const message = match ? match[3] : issue.message;
     if (!markers.some((m) => m.line === line && m.column === column && m.message === message)) markers.push({ line, column, message });
   }
