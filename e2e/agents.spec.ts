@@ -50,9 +50,10 @@ test("build an agent with parameters and a tool, see the live preview and form, 
 
   await page.getByRole("link", { name: "New agent" }).first().click();
   await expect(page.getByRole("heading", { level: 1, name: "New agent" })).toBeVisible();
-  await page.getByLabel("Agent id").fill(agentId);
-  await page.getByLabel("Name", { exact: true }).fill("Support helper");
-  await page.getByLabel("Description").fill("Answers questions about orders.");
+  const basics = page.getByRole("region", { name: "Basics" });
+  await basics.getByLabel("Agent id").fill(agentId);
+  await basics.getByLabel("Name").fill("Support helper");
+  await basics.getByLabel("Description").fill("Answers questions about orders.");
 
   // Two parameters: a number with a default, a required string.
   await page.getByRole("button", { name: "Add parameter" }).click();
@@ -91,6 +92,8 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   await form.getByLabel("Max items").fill("5");
   await expect(preview).toHaveText("You are Support helper. Help with billing.\nList at most 5 items.");
   await expect(page.getByText("No problems: this definition can be saved.")).toBeVisible();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await basics.getByLabel("Description").focus();
   await screenshot(page, "agent-editor");
   await expectNoSeriousA11yViolations(page);
 
@@ -117,7 +120,7 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   // Save version 1.0.0 with the keyboard.
   await expect(page.getByLabel("Save as version")).toHaveValue("1.0.0");
   await expect(page.getByText("Unsaved changes")).toBeVisible();
-  await page.getByLabel("Description").focus();
+  await basics.getByLabel("Description").focus();
   await page.keyboard.press("ControlOrMeta+s");
   await page.waitForURL(new RegExp(`/agents/${agentId.replace(/\./g, "\\.")}`));
   await expect(page.getByRole("heading", { level: 1, name: "Support helper" })).toBeVisible();
@@ -135,7 +138,7 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   const definition = JSON.parse((await raw.innerText()).replace(/\u00a0/g, " "));
   await setCode(page, "Definition JSON", JSON.stringify({ ...definition, name: "Support helper v2" }, null, 2));
   await page.getByRole("tab", { name: "Form" }).click();
-  await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Support helper v2");
+  await expect(page.getByRole("region", { name: "Basics" }).getByLabel("Name")).toHaveValue("Support helper v2");
   await expect(page.getByRole("list", { name: "Selected tools" }).getByText(refund)).toBeVisible();
   await expect(page.getByText(/Suggested 1\.1\.0 \(minor: tool "e2e\.refund-check-/)).toBeVisible();
   await expect(page.getByLabel("Save as version")).toHaveValue("1.1.0");

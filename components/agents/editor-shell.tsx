@@ -6,7 +6,7 @@
  */
 import type { ReactNode } from "react";
 import type { VersionSuggestion } from "@/lib/client/agent-draft";
-import { Badge, Button, ErrorBanner, Kbd, PageHeader, Skeleton, SkeletonRows, Spinner, Tabs, TabsList, TabsTrigger } from "@/components/ui";
+import { Badge, Button, ErrorBanner, Kbd, PageHeader, Skeleton, SkeletonRows, Spinner, Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui";
 import { inputClass } from "./fields";
 
 type Tab = "form" | "json" | "versions";
@@ -88,24 +88,24 @@ export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, s
           <TabsTrigger value="json">Raw JSON</TabsTrigger>
           {hasVersions ? <TabsTrigger value="versions">Versions</TabsTrigger> : null}
         </TabsList>
-      </Tabs>
-      <div className="mt-4 grid grid-cols-[minmax(0,1fr)_minmax(20rem,26rem)] gap-6">
-        <div className="min-w-0">
-          {tab === "form" ? (
-            <nav aria-label="Definition sections" className="mb-3 flex flex-wrap gap-x-3 gap-y-1 text-xs">
-              {sections.map(([id, label]) => (
-                <a key={id} href={`#${id}`} className="text-indigo-700 hover:underline dark:text-indigo-300">
-                  {label}
-                </a>
-              ))}
-            </nav>
-          ) : null}
-          {left}
+        <div className="mt-4 grid grid-cols-[minmax(0,1fr)_minmax(20rem,26rem)] gap-6">
+          <TabsContent value={tab} className="min-w-0 pt-0">
+            {tab === "form" ? (
+              <nav aria-label="Definition sections" className="mb-3 flex flex-wrap gap-x-3 gap-y-1 text-xs">
+                {sections.map(([id, label]) => (
+                  <a key={id} href={`#${id}`} className="text-indigo-700 hover:underline dark:text-indigo-300">
+                    {label}
+                  </a>
+                ))}
+              </nav>
+            ) : null}
+            {left}
+          </TabsContent>
+          <aside aria-label="Live preview" className="min-w-0">
+            <div className="sticky top-[4.5rem] max-h-[calc(100vh-5.5rem)] overflow-auto">{right}</div>
+          </aside>
         </div>
-        <aside aria-label="Live preview" className="min-w-0">
-          <div className="sticky top-4 max-h-[calc(100vh-2rem)] overflow-auto">{right}</div>
-        </aside>
-      </div>
+      </Tabs>
     </div>
   );
 }

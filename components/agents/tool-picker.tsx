@@ -52,7 +52,7 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
                   </div>
                   <div className="w-44 space-y-1">
                     <label className="block text-xs font-medium" htmlFor={fieldId(`${base}/version`)}>
-                      Version range of {id || `tool ${index + 1}`}
+                      Version range<span className="sr-only"> of {id || `tool ${index + 1}`}</span>
                     </label>
                     <input id={fieldId(`${base}/version`)} className={`${inputClass} font-mono`} value={typeof ref.version === "string" ? ref.version : ""} onChange={(e) => update(index, { version: e.target.value })} aria-invalid={issuesUnder(issues, `${base}/version`).length > 0 || undefined} />
                   </div>
