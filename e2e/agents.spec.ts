@@ -1,20 +1,11 @@
-import type { APIRequestContext, Page } from "@playwright/test";
-import { expect, expectNoSeriousA11yViolations, screenshot, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+import { expect, expectNoSeriousA11yViolations, screenshot, test, type ApiClient } from "./fixtures";
 
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-/** Calls /v1 with the page's session cookie (writes carry the console's Origin, as the browser's do). */
-async function v1(request: APIRequestContext, page: Page, method: "GET" | "POST", path: string, body?: unknown) {
-  const origin = new URL(page.url()).origin;
-  const response = await request.fetch(`${origin}${path}`, { method, data: body, headers: { Origin: origin } });
-  const json = await response.json();
-  if (!response.ok()) throw new Error(`${method} ${path}: ${response.status()} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function registerTool(page: Page, id: string, version: string) {
-  const whoami = await v1(page.request, page, "GET", "/v1/identity/whoami");
-  await v1(page.request, page, "POST", "/v1/tools", {
+async function registerTool(api: ApiClient, id: string, version: string) {
+  const whoami = await api.get<{ tenant: { defaultProjectId: string } }>("/v1/identity/whoami");
+  const created = await api.post("/v1/tools", {
     id,
     version,
     description: "Looks up an order by its number.",
@@ -22,8 +13,9 @@ async function registerTool(page: Page, id: string, version: string) {
     output: { type: "object", properties: { status: { type: "string" } } },
     mutating: false,
     effects: [{ kind: "reads", resource: "orders" }],
-    projectId: whoami.tenant.defaultProjectId,
+    projectId: whoami.body.tenant.defaultProjectId,
   });
+  expect(created.status).toBe(201);
 }
 
 /** Replaces the text of a CodeMirror editor found by its accessible name. */
@@ -35,17 +27,17 @@ async function setCode(page: Page, name: string, text: string) {
   await page.keyboard.insertText(text);
 }
 
-test("build an agent with parameters and a tool, see the live preview and form, fix a Liquid error, save 1.0.0 and 1.1.0, diff them", async ({ page }) => {
+test("build an agent with parameters and a tool, see the live preview and form, fix a Liquid error, save 1.0.0 and 1.1.0, diff them", async ({ page, api }) => {
   test.setTimeout(180_000);
   const suffix = unique();
   const lookup = `e2e.order-lookup-${suffix}`;
   const refund = `e2e.refund-check-${suffix}`;
   const agentId = `e2e.support-${suffix}`;
 
+  await registerTool(api, lookup, "1.2.0");
+  await registerTool(api, refund, "2.0.0");
   await page.goto("/agents");
   await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
-  await registerTool(page, lookup, "1.2.0");
-  await registerTool(page, refund, "2.0.0");
   await expectNoSeriousA11yViolations(page);
 
   await page.getByRole("link", { name: "New agent" }).first().click();
@@ -135,8 +127,10 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   const raw = page.getByRole("textbox", { name: "Definition JSON" });
   await expect(raw).toContainText(`"id": "${agentId}"`);
   await expect(raw).toContainText(`"id": "${refund}"`);
-  const definition = JSON.parse((await raw.innerText()).replace(/\u00a0/g, " "));
-  await setCode(page, "Definition JSON", JSON.stringify({ ...definition, name: "Support helper v2" }, null, 2));
+  // The JSON → form direction: the saved definition plus the new tool, renamed, typed in as JSON.
+  const saved = await api.get<{ definition: Record<string, unknown> & { tools: unknown[] } }>(`/v1/agents/${agentId}/versions/1.0.0`);
+  const edited = { ...saved.body.definition, name: "Support helper v2", tools: [...saved.body.definition.tools, { id: refund, version: "^2.0.0" }] };
+  await setCode(page, "Definition JSON", JSON.stringify(edited, null, 2));
   await page.getByRole("tab", { name: "Form" }).click();
   await expect(page.getByRole("region", { name: "Basics" }).getByLabel("Name")).toHaveValue("Support helper v2");
   await expect(page.getByRole("list", { name: "Selected tools" }).getByText(refund)).toBeVisible();

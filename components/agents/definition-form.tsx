@@ -125,8 +125,8 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
               <NumberInput pointer={`${base}/limit`} label="Limit" integer value={intent.limit} onChange={(v) => set(["retrieval", index, "limit"], v)} issues={issues} placeholder="10" help="Facts per turn (default 10)." />
               <SelectInput pointer={`${base}/mode`} label="Mode" value={intent.mode} options={MODES} unsetLabel="Default (keyword)" onChange={(v) => set(["retrieval", index, "mode"], v)} issues={issues} />
               <div className="col-span-2 flex justify-end">
-                <button type="button" className="text-xs font-medium text-red-700 hover:underline dark:text-red-400" aria-label={`Remove retrieval intent ${index + 1}`} onClick={() => set(["retrieval", index], undefined)}>
-                  Remove
+                <button type="button" className="inline-flex min-h-6 items-center rounded px-2 text-xs font-medium text-red-700 hover:underline dark:text-red-400" onClick={() => set(["retrieval", index], undefined)}>
+                  Remove<span className="sr-only"> retrieval intent {index + 1}</span>
                 </button>
               </div>
             </fieldset>

@@ -91,9 +91,9 @@ export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, s
         <div className="mt-4 grid grid-cols-[minmax(0,1fr)_minmax(20rem,26rem)] gap-6">
           <TabsContent value={tab} className="min-w-0 pt-0">
             {tab === "form" ? (
-              <nav aria-label="Definition sections" className="mb-3 flex flex-wrap gap-x-3 gap-y-1 text-xs">
+              <nav aria-label="Definition sections" className="mb-3 flex flex-wrap gap-x-1 text-xs">
                 {sections.map(([id, label]) => (
-                  <a key={id} href={`#${id}`} className="text-indigo-700 hover:underline dark:text-indigo-300">
+                  <a key={id} href={`#${id}`} className="inline-flex min-h-6 items-center rounded px-1.5 text-indigo-700 hover:underline dark:text-indigo-300">
                     {label}
                   </a>
                 ))}

@@ -103,8 +103,8 @@ export function ParametersEditor({ parameters, onChange, issues, warnings }: Pro
                 <input id={fieldId(`${base}/description`)} className={inputClass} value={typeof param.description === "string" ? param.description : ""} placeholder="What the caller should supply" onChange={(e) => update(index, { description: e.target.value || undefined })} />
               </div>
               <div className="col-span-2 flex justify-end">
-                <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-red-400 dark:hover:bg-red-950" aria-label={`Remove ${rowLabel}`} onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
-                  Remove
+                <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-red-400 dark:hover:bg-red-950" onClick={() => onChange(parameters.filter((_, i) => i !== index))}>
+                  Remove<span className="sr-only"> {rowLabel}</span>
                 </button>
               </div>
             </div>

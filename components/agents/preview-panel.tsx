@@ -51,7 +51,7 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
         ) : form.error ? (
           <p className="text-sm text-red-700 dark:text-red-400">Cannot build the form: {(form.error as Error).message}</p>
         ) : (
-          <div className="h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the form" />
+          <div className="h-16 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" role="status" aria-label="Loading the form" />
         )}
       </section>
 
@@ -75,7 +75,7 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
               {render.data.rendered || <span className="text-zinc-500">(empty)</span>}
             </pre>
           ) : null}
-          {!render.data && !render.error ? <div className="h-20 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the preview" /> : null}
+          {!render.data && !render.error ? <div className="h-20 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" role="status" aria-label="Loading the preview" /> : null}
         </div>
       </section>
 
@@ -111,7 +111,7 @@ function ProblemList({ label, items, tone }: { label: string; items: Issue[]; to
           <button
             type="button"
             onClick={() => focusField(item.path)}
-            className={`w-full rounded-md px-2 py-1 text-left text-xs hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:hover:bg-zinc-900 ${tone === "error" ? "text-red-800 dark:text-red-300" : "text-amber-900 dark:text-amber-200"}`}
+            className={`min-h-6 w-full rounded-md px-2 py-1 text-left text-xs hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:hover:bg-zinc-900 ${tone === "error" ? "text-red-800 dark:text-red-300" : "text-amber-900 dark:text-amber-200"}`}
           >
             <span className="font-mono">{item.path || "/"}</span> {item.message}
           </button>

@@ -56,8 +56,8 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
                     </label>
                     <input id={fieldId(`${base}/version`)} className={`${inputClass} font-mono`} value={typeof ref.version === "string" ? ref.version : ""} onChange={(e) => update(index, { version: e.target.value })} aria-invalid={issuesUnder(issues, `${base}/version`).length > 0 || undefined} />
                   </div>
-                  <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-red-400 dark:hover:bg-red-950" aria-label={`Remove tool ${id}`} onClick={() => onChange(tools.filter((_, i) => i !== index))}>
-                    Remove
+                  <button type="button" className="rounded-md px-2 py-1.5 text-xs font-medium text-red-700 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-red-400 dark:hover:bg-red-950" onClick={() => onChange(tools.filter((_, i) => i !== index))}>
+                    Remove<span className="sr-only"> tool {id}</span>
                   </button>
                 </div>
                 <Problems issues={issuesUnder(issues, base)} warnings={issuesUnder(warnings, base).filter((w) => !resolved || resolved.version !== null || w.path !== `${base}/version`)} />
@@ -90,10 +90,10 @@ export function ToolPicker({ projectId, tools, onChange, resolution, issues, war
                   type="button"
                   disabled={chosen.has(tool.toolId)}
                   className="shrink-0 rounded-md border border-zinc-300 px-2.5 py-1 text-xs font-medium hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-indigo-600 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-900"
-                  aria-label={`Add tool ${tool.toolId}`}
                   onClick={() => onChange([...tools, { id: tool.toolId, version: `^${tool.latestVersion}` }])}
                 >
                   {chosen.has(tool.toolId) ? "Added" : "Add"}
+                  <span className="sr-only"> tool {tool.toolId}</span>
                 </button>
               </li>
             ))}

@@ -59,8 +59,8 @@ export function VersionHistory({ agentId, versions, onOpen }: { agentId: string;
                   <time dateTime={v.registeredAt}>{new Date(v.registeredAt).toLocaleString()}</time>
                 </td>
                 <td className="py-1.5 text-right">
-                  <button type="button" className="text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={() => onOpen(v.version)} aria-label={`Edit from version ${v.version}`}>
-                    Edit from this version
+                  <button type="button" className="inline-flex min-h-6 items-center rounded px-1 text-xs font-medium text-indigo-700 hover:underline dark:text-indigo-300" onClick={() => onOpen(v.version)}>
+                    Edit from this version<span className="sr-only"> ({v.version})</span>
                   </button>
                 </td>
               </tr>
@@ -107,7 +107,7 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
     [before.data, after.data],
   );
   if (before.error || after.error) return <p className="text-sm text-red-700 dark:text-red-400">Cannot load a version: {((before.error ?? after.error) as Error).message}</p>;
-  if (!rows) return <div className="h-32 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" aria-label="Loading the versions" />;
+  if (!rows) return <div className="h-32 animate-pulse rounded bg-zinc-100 dark:bg-zinc-900" role="status" aria-label="Loading the versions" />;
   const added = rows.filter((r) => r.kind === "added").length;
   const removed = rows.filter((r) => r.kind === "removed").length;
   return (
