@@ -115,7 +115,7 @@ export function VersionDiff({ agentId, from, to }: { agentId: string; from: stri
       <p className="mb-2 text-xs text-zinc-600 dark:text-zinc-400" aria-live="polite">
         {from === to ? "The same version on both sides." : `${added} line${added === 1 ? "" : "s"} added, ${removed} removed, from ${from} to ${to}.`}
       </p>
-      <div className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 dark:border-zinc-800">
+      <div tabIndex={0} role="region" aria-label={`Diff from ${from} to ${to}`} className="max-h-[32rem] overflow-auto rounded-md border border-zinc-200 dark:border-zinc-800">
         <table aria-label={`Differences from ${from} to ${to}`} className="w-full border-collapse font-mono text-xs">
           <thead className="sr-only">
             <tr>
