@@ -56,11 +56,11 @@ export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, s
         description={subtitle}
         actions={
           <div className="flex items-end gap-2">
-            <div className="space-y-1">
+            <div className="w-28 space-y-1">
               <label htmlFor="agent-save-version" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
                 Save as version
               </label>
-              <input id="agent-save-version" className={`${inputClass} w-28 font-mono`} value={save.version} onChange={(e) => save.onVersion(e.target.value)} aria-describedby="agent-save-suggestion" />
+              <input id="agent-save-version" className={`${inputClass} font-mono`} value={save.version} onChange={(e) => save.onVersion(e.target.value)} aria-describedby="agent-save-suggestion" />
             </div>
             <Button variant="primary" onClick={save.onSave} disabled={save.pending} aria-keyshortcuts="Control+S Meta+S">
               {save.pending ? <Spinner /> : null}

@@ -11,7 +11,8 @@ import { useEffect, useRef } from "react";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { json } from "@codemirror/lang-json";
 import { liquid } from "@codemirror/lang-liquid";
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { HighlightStyle, bracketMatching, defaultHighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags } from "@lezer/highlight";
 import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
 import { Compartment, EditorState, type Text } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, placeholder as placeholderExtension } from "@codemirror/view";
@@ -47,6 +48,15 @@ export function markerRange(doc: Text, marker: Pick<CodeMarker, "line" | "column
   return { from: Math.min(from, doc.length), to: Math.min(to, Math.max(line.to, from + 1), doc.length) };
 }
 
+/** Liquid delimiters, tags and variables in the accent colour (the default style leaves most of them plain). */
+const templateHighlight = HighlightStyle.define([
+  { tag: [tags.brace, tags.processingInstruction], color: "#4f46e5", fontWeight: "600" },
+  { tag: [tags.keyword, tags.controlKeyword, tags.definitionKeyword], color: "#7c3aed" },
+  { tag: [tags.variableName, tags.propertyName], color: "#0369a1" },
+  { tag: [tags.function(tags.variableName), tags.operator], color: "#b45309" },
+  { tag: [tags.string, tags.number, tags.bool], color: "#15803d" },
+]);
+
 const theme = EditorView.theme({
   "&": { fontSize: "13px", border: "1px solid var(--color-border, #d4d4d8)", borderRadius: "6px", backgroundColor: "var(--color-surface, transparent)" },
   "&.cm-focused": { outline: "2px solid var(--color-accent, #6366f1)", outlineOffset: "1px" },
@@ -71,6 +81,7 @@ export function CodeEditor(props: CodeEditorProps) {
         lineNumbers(),
         history(),
         bracketMatching(),
+        syntaxHighlighting(templateHighlight),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         latest.current.language === "liquid" ? liquid() : json(),
         lintGutter(),
