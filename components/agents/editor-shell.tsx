@@ -39,7 +39,7 @@ const LEVEL_WORDS = { major: "major", minor: "minor", patch: "patch" } as const;
 
 function suggestionText(s: VersionSuggestion, latest: string | null): string {
   if (!latest) return "First version: 1.0.0 unless you choose another.";
-  if (!s.level) return "No changes since this version.";
+  if (!s.level) return `No changes since this version; saving would register ${s.version}.`;
   return `Suggested ${s.version} (${LEVEL_WORDS[s.level]}: ${s.reasons.slice(0, 2).join("; ")}${s.reasons.length > 2 ? "; …" : ""}). Patch for instructions or descriptions, minor for additions, major for removed or changed parameters.`;
 }
 

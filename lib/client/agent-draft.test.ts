@@ -46,6 +46,6 @@ describe("agent draft", () => {
     expect(suggestVersion(base, "1.2.3", { ...base, budget: { maxSteps: 2 } })).toEqual({ version: "1.3.0", level: "minor", reasons: ["budget added"] });
     expect(suggestVersion(base, "1.2.3", { ...base, parameters: [{ name: "who", type: "date" }] })).toEqual({ version: "2.0.0", level: "major", reasons: ['parameter "who" changed'] });
     expect(suggestVersion(base, "1.2.3", { ...base, parameters: [] })).toMatchObject({ version: "2.0.0", reasons: ['parameter "who" removed'] });
-    expect(suggestVersion(base, "1.2.3", base)).toEqual({ version: "1.2.3", level: null, reasons: [] });
+    expect(suggestVersion(base, "1.2.3", base)).toEqual({ version: "1.2.4", level: null, reasons: [] });
   });
 });

@@ -169,7 +169,8 @@ export function suggestVersion(base: Draft | null, latest: string | null, draft:
     else reasons.minor.push(`${key} ${key in base ? (key in draft ? "changed" : "removed") : "added"}`);
   }
   const level: BumpLevel | null = reasons.major.length ? "major" : reasons.minor.length ? "minor" : reasons.patch.length ? "patch" : null;
-  const version = (level && semver.inc(latest, level)) || latest;
+  // Unchanged: the next patch still, since the latest version is taken.
+  const version = semver.inc(latest, level ?? "patch") ?? latest;
   return { version, level, reasons: level ? reasons[level] : [] };
 }
 
