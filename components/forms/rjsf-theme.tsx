@@ -152,7 +152,7 @@ function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
       {optionalDataControl}
       {properties.map((property) => (property.hidden ? property.content : <div key={property.name}>{property.content}</div>))}
       {expandable ? (
-        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add a property to ${title}` : "Add a property"} />
+        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add property to ${title}` : "Add property"} />
       ) : null}
     </fieldset>
   );
@@ -186,7 +186,7 @@ function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
       {optionalDataControl}
       {items.length === 0 ? <p className="text-xs text-slate-500 dark:text-slate-400">No items.</p> : <ol className="space-y-2">{items}</ol>}
       {canAdd ? (
-        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add an item to ${title}` : "Add an item"} />
+        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add item to ${title}` : "Add item"} />
       ) : null}
     </fieldset>
   );
@@ -233,7 +233,7 @@ function AddButton({ title, className, uiSchema, registry, iconType, icon, ...re
   void uiSchema; void registry; void iconType; void icon;
   const isProperty = (className ?? "").includes("object-property");
   return (
-    <button type="button" {...rest} title={title} className={smallButtonClass}>
+    <button type="button" {...rest} aria-label={title} className={smallButtonClass}>
       <span aria-hidden="true">+</span> {isProperty ? "Add property" : "Add item"}
     </button>
   );

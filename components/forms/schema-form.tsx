@@ -52,9 +52,26 @@ function validatorFor(dialect: Dialect): ValidatorType {
 /** Plain words for the validator's messages, shown under the field. */
 function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
   return errors.map((error) => {
-    if (error.name === "required") return { ...error, message: "Required" };
-    if (error.name === "enum") return { ...error, message: "Choose one of the listed values" };
-    return error;
+    const params = (error.params ?? {}) as { limit?: number; format?: string; pattern?: string; type?: string };
+    const message = (() => {
+      switch (error.name) {
+        case "required": return "Required";
+        case "enum": return "Choose one of the listed values";
+        case "maximum": return `Must be at most ${params.limit}`;
+        case "minimum": return `Must be at least ${params.limit}`;
+        case "exclusiveMaximum": return `Must be less than ${params.limit}`;
+        case "exclusiveMinimum": return `Must be more than ${params.limit}`;
+        case "minLength": return `Must be at least ${params.limit} character${params.limit === 1 ? "" : "s"}`;
+        case "maxLength": return `Must be at most ${params.limit} character${params.limit === 1 ? "" : "s"}`;
+        case "minItems": return `Needs at least ${params.limit} item${params.limit === 1 ? "" : "s"}`;
+        case "maxItems": return `Takes at most ${params.limit} item${params.limit === 1 ? "" : "s"}`;
+        case "format": return `Must be a valid ${params.format}`;
+        case "pattern": return `Must match the pattern ${params.pattern}`;
+        case "type": return params.type ? `Must be ${/^[aeiou]/.test(params.type) ? "an" : "a"} ${params.type}` : "Has the wrong type";
+        default: return error.message ? error.message.charAt(0).toUpperCase() + error.message.slice(1) : "Not valid";
+      }
+    })();
+    return { ...error, message };
   });
 }
 
