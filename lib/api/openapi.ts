@@ -37,7 +37,7 @@ function hoist(schema: unknown, components: Record<string, unknown>): unknown {
 }
 
 function errorResponses(operation: Operation): Record<string, unknown> {
-  const codes = [...new Set([...operation.errors, ...(operation.auth === "none" ? [] : authErrors), ...(operation.idempotent ? (["idempotency-key-body-mismatch", "idempotency-key-in-flight", "idempotency-key-replay-withheld", "bad-input"] as ErrorCode[]) : []), ...commonErrors])];
+  const codes = [...new Set([...operation.errors, ...(operation.auth === "none" ? [] : authErrors), ...(operation.auth === "key" && operation.method !== "GET" ? (["csrf-origin-mismatch"] as ErrorCode[]) : []), ...(operation.idempotent ? (["idempotency-key-body-mismatch", "idempotency-key-in-flight", "idempotency-key-replay-withheld", "bad-input"] as ErrorCode[]) : []), ...commonErrors])];
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
   return Object.fromEntries(
@@ -81,13 +81,14 @@ export function buildOpenApiDocument(serverUrl?: string) {
     openapi: "3.1.0",
     info: { title: "Kindgi Console API", version: "1.0.0", description: "The /v1 REST API of Kindgi Console: tools, agents, runs and approvals. Errors use one envelope: `{error: {code, message, details?, requestId}}`." },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] }, { sessionCookie: [] }],
     paths,
     components: {
       schemas: components,
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: "An API key: `Authorization: Bearer kgi_…`." },
         operatorToken: { type: "http", scheme: "bearer", description: "KINDGI_OPERATOR_TOKEN, for operator routes." },
+        sessionCookie: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "The console's sign-in session (`__Secure-next-auth.session-token` over https). Unsafe methods must send an allowed `Origin` (403 csrf-origin-mismatch otherwise). A request with a bearer key uses the key." },
       },
     },
   };

@@ -6,7 +6,8 @@ import { type ApiResult, jsonResponse, serialize } from "@/lib/api/respond";
 import { validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
 import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/api/idempotency";
 import type { Actor } from "@/lib/services/actor";
-import { authenticateApiKey } from "@/lib/services/authenticate";
+import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
+import { sessionSecret } from "@/lib/secrets/session-secret";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -93,8 +94,28 @@ async function authenticate(operation: Operation, request: Request): Promise<Act
     if (given.length !== want.length || !timingSafeEqual(given, want)) throw new AppError("auth-invalid", "the operator token is not valid");
     return null;
   }
-  if (!header) throw new AppError("auth-missing", "send an API key as `Authorization: Bearer kgi_…`");
-  return authenticateApiKey(bearerToken(header));
+  if (header) return authenticateApiKey(bearerToken(header));
+  // The console's session cookie is the second credential; a request with both uses the key.
+  const session = sessionTokenFromCookieHeader(request.headers.get("cookie"));
+  if (!session) throw new AppError("auth-missing", "send an API key as `Authorization: Bearer kgi_…`, or sign in to the console");
+  if (!SAFE_METHODS.has(request.method)) checkOrigin(request);
+  return authenticateSession(session, sessionSecret());
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * CSRF: a cookie-authenticated unsafe request must come from our own origin (as served: Host, or X-Forwarded-Host and
+ * X-Forwarded-Proto behind a proxy) or one listed in KINDGI_ALLOWED_ORIGINS (comma-separated).
+ */
+function checkOrigin(request: Request): void {
+  const origin = request.headers.get("origin");
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host")?.split(",")[0].trim() || request.headers.get("host") || url.host;
+  const protocol = request.headers.get("x-forwarded-proto")?.split(",")[0].trim() || url.protocol.replace(/:$/, "");
+  const allowed = [`${protocol}://${host}`, ...(process.env.KINDGI_ALLOWED_ORIGINS ?? "").split(",")].map((entry) => entry.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean);
+  if (!origin || !allowed.includes(origin.trim().toLowerCase()))
+    throw new AppError("csrf-origin-mismatch", origin ? `requests signed in with the console's cookie must come from the console; ${JSON.stringify(origin)} is not an allowed origin` : "a request signed in with the console's cookie must send an Origin header");
 }
 
 function bearerToken(header: string): string {

@@ -66,7 +66,8 @@ export function loadSecretsKey(env: Record<string, string | undefined> = process
   return readOrCreateKeyFile(path.resolve(options.dataDir, "..", "secrets.key"));
 }
 
-function readOrCreateKeyFile(file: string): SecretsKey {
+/** A 32-byte key kept in `file` (mode 0600), created on first use; also used for the console's session key. */
+export function readOrCreateKeyFile(file: string): SecretsKey {
   const key = randomBytes(KEY_BYTES);
   mkdirSync(path.dirname(file), { recursive: true });
   try {

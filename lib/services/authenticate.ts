@@ -1,7 +1,9 @@
+import { decode } from "next-auth/jwt";
 import { getDb } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import type { Actor } from "@/lib/services/actor";
-import { hashApiKey, isWellFormedApiKey } from "@/lib/services/api-keys";
+import { hashApiKey, isWellFormedApiKey, verifyPassword } from "@/lib/services/api-keys";
+import { isUuid } from "@/lib/ids";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -28,4 +30,74 @@ export async function authenticateApiKey(key: string): Promise<Actor> {
     isService: row.user.kind === "service",
     callerId: `key:${row.id}`,
   };
+}
+
+/** The console's session cookie names (the second is used when the console is served over https). */
+export const SESSION_COOKIE_NAMES = ["next-auth.session-token", "__Secure-next-auth.session-token"] as const;
+
+/** The session token in a Cookie header (next-auth splits a large one into `.0`, `.1`, … chunks), or null. */
+export function sessionTokenFromCookieHeader(header: string | null): string | null {
+  if (!header) return null;
+  const cookies = new Map<string, string>();
+  for (const part of header.split(";")) {
+    const index = part.indexOf("=");
+    if (index < 0) continue;
+    const name = part.slice(0, index).trim();
+    const value = part.slice(index + 1).trim();
+    try {
+      cookies.set(name, decodeURIComponent(value));
+    } catch {
+      cookies.set(name, value);
+    }
+  }
+  for (const name of [...SESSION_COOKIE_NAMES].reverse()) {
+    if (cookies.has(name)) return cookies.get(name)!;
+    const chunks: string[] = [];
+    for (let index = 0; cookies.has(`${name}.${index}`); index++) chunks.push(cookies.get(`${name}.${index}`)!);
+    if (chunks.length) return chunks.join("");
+  }
+  return null;
+}
+
+/**
+ * Resolves a console session token to its actor. The token must decrypt under the session key and be unexpired,
+ * and its user must still exist in its tenant (checked on every request). The actor has the user's role and sees
+ * every project of the tenant.
+ */
+export async function authenticateSession(token: string, secret: string): Promise<Actor> {
+  let payload: Record<string, unknown> | null = null;
+  try {
+    payload = (await decode({ token, secret })) as Record<string, unknown> | null;
+  } catch {
+    payload = null;
+  }
+  const userId = payload?.userId;
+  const tenantId = payload?.tenantId;
+  if (typeof userId !== "string" || typeof tenantId !== "string" || !isUuid(userId)) throw new AppError("auth-invalid", "the session is not valid or has expired; sign in again");
+  const db = await getDb();
+  const user = await db.user.findUnique({ where: { id: userId }, select: { id: true, tenantId: true, role: true, kind: true } });
+  if (!user || user.tenantId !== tenantId || user.kind !== "person") throw new AppError("auth-invalid", "the session's user no longer exists; sign in again");
+  return { tenantId: user.tenantId, userId: user.id, apiKeyId: null, projectId: null, role: user.role as Actor["role"], isService: false, callerId: `session:${user.id}` };
+}
+
+export type SignedInUser = { id: string; tenantId: string; email: string; name: string };
+
+/** Checks a person's email and password for the console's sign-in; null when either is wrong. */
+export async function verifySignIn(email: string, password: string): Promise<SignedInUser | null> {
+  const normalized = email.trim().toLowerCase();
+  if (!normalized || !password || normalized.length > 320 || password.length > 1024) return null;
+  const db = await getDb();
+  const user = await db.user.findUnique({ where: { email: normalized }, select: { id: true, tenantId: true, email: true, name: true, kind: true, passwordHash: true } });
+  if (!user || user.kind !== "person" || !user.passwordHash) return null;
+  if (!(await verifyPassword(password, user.passwordHash))) return null;
+  return { id: user.id, tenantId: user.tenantId, email: user.email!, name: user.name };
+}
+
+/** Whether a signed-in person's session still names an existing user of its tenant (the console layout asks). */
+export async function sessionUserExists(userId: unknown, tenantId: unknown): Promise<{ name: string; email: string } | null> {
+  if (typeof userId !== "string" || typeof tenantId !== "string" || !isUuid(userId)) return null;
+  const db = await getDb();
+  const user = await db.user.findUnique({ where: { id: userId }, select: { tenantId: true, kind: true, name: true, email: true } });
+  if (!user || user.tenantId !== tenantId || user.kind !== "person") return null;
+  return { name: user.name, email: user.email ?? "" };
 }

@@ -1,0 +1,14 @@
+export { Badge, type BadgeTone } from "@/components/ui/badge";
+export { Button, focusRing, type ButtonProps } from "@/components/ui/button";
+export { cn } from "@/components/ui/cn";
+export { Dialog, DialogClose, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+export { EmptyState } from "@/components/ui/empty-state";
+export { ErrorBanner } from "@/components/ui/error-banner";
+export { FieldError } from "@/components/ui/field-error";
+export { Field, Input, Label, Select, Textarea } from "@/components/ui/input";
+export { Kbd } from "@/components/ui/kbd";
+export { PageHeader } from "@/components/ui/page-header";
+export { Skeleton, SkeletonRows } from "@/components/ui/skeleton";
+export { Spinner } from "@/components/ui/spinner";
+export { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+export { Tooltip, TooltipProvider } from "@/components/ui/tooltip";
