@@ -114,7 +114,7 @@ export async function listTools(actor: Actor, filters: CatalogFilters, page: { l
  * The built-in tool `toolId` when the caller's tenant has no registered tool of that id (registrations made before the
  * id was reserved keep answering as registered tools), else null.
  */
-async function builtinFor(actor: Actor, toolId: string): Promise<ToolManifest[] | null> {
+export async function builtinFor(actor: Actor, toolId: string): Promise<ToolManifest[] | null> {
   if (!isBuiltinToolId(toolId)) return null;
   const db = await getDb();
   const registered = await db.catalogEntry.findFirst({ where: { tenantId: actor.tenantId, kind: "tool", entryId: toolId }, select: { id: true } });
