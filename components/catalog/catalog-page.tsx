@@ -74,7 +74,7 @@ function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: T
   return (
     <form role="search" aria-label="Filter tools" className="mb-4 flex flex-wrap items-end gap-3" onSubmit={(event) => { event.preventDefault(); pushed.current = text.trim() || undefined; onChange({ ...filters, q: pushed.current }); }}>
       <div className="min-w-64 flex-1">
-        <Label htmlFor="catalog-search">Search</Label>
+        <Label htmlFor="catalog-search">Search tools</Label>
         <input
           id="catalog-search"
           type="search"
@@ -93,7 +93,7 @@ function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: T
         </Select>
       </div>
       <div>
-        <Label htmlFor="catalog-mutating">Behaviour</Label>
+        <Label htmlFor="catalog-mutating">Mutating</Label>
         <Select id="catalog-mutating" className="mt-1 w-40" value={filters.mutating === undefined ? "" : String(filters.mutating)} onChange={(event) => onChange({ ...filters, mutating: event.target.value === "" ? undefined : event.target.value === "true" })}>
           <option value="">Any</option>
           <option value="false">Read-only</option>
@@ -128,7 +128,7 @@ function ToolRow({ tool }: { tool: ToolSummary }) {
       <td className="py-2.5 pr-4"><Badge tone="neutral" className="font-mono" title="Latest active version">v{tool.latestVersion}</Badge></td>
       <td className="max-w-md py-2.5 pr-4 text-sm text-zinc-700 dark:text-zinc-300"><p className="line-clamp-2">{tool.description}</p></td>
       <td className="py-2.5 pr-4">
-        <ToolBadges mutating={tool.mutating} needsApprovalWhenUnattended={tool.needsApprovalWhenUnattended} pauses={tool.pauses} resultIsOutsideData={tool.resultIsOutsideData} transport={tool.transport} effects={tool.effects.map((kind) => ({ kind }))} />
+        <ToolBadges mutating={tool.mutating} needsApprovalWhenUnattended={tool.needsApprovalWhenUnattended} pauses={tool.pauses} resultIsOutsideData={tool.resultIsOutsideData} transport={tool.transport === "auto" ? undefined : tool.transport} effects={tool.effects.map((kind) => ({ kind }))} />
       </td>
     </tr>
   );
