@@ -3,35 +3,14 @@
 // With the embedded database this process holds the data folder's lock for the server's whole life.
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
+import { buildIsStale } from "./build-state.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
-
-function newestSourceTime(dir) {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "generated" || entry.name.startsWith(".")) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceTime(full));
-    else newest = Math.max(newest, fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-function buildIsStale() {
-  const buildId = path.join(root, ".next/BUILD_ID");
-  if (!fs.existsSync(buildId)) return true;
-  const built = fs.statSync(buildId).mtimeMs;
-  const sources = ["app", "components", "lib", "public"].map((dir) => path.join(root, dir)).filter((dir) => fs.existsSync(dir));
-  const files = ["next.config.js", "package.json", "instrumentation.ts", "postcss.config.mjs", "tsconfig.json"].map((file) => path.join(root, file)).filter((file) => fs.existsSync(file));
-  const newest = Math.max(...sources.map(newestSourceTime), ...files.map((file) => fs.statSync(file).mtimeMs));
-  return newest > built;
-}
 
 function fail(message) {
   console.error(`kindgi: ${message}`);
@@ -50,7 +29,7 @@ if (!process.env.DATABASE_URL) {
   env.KINDGI_DATA_DIR = dataDir;
 }
 
-if (process.env.KINDGI_SKIP_BUILD !== "1" && buildIsStale()) {
+if (process.env.KINDGI_SKIP_BUILD !== "1" && buildIsStale(root)) {
   console.log("kindgi: building the app (next build)…");
   const build = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: "inherit" });
   if (build.status !== 0) fail("next build failed");

@@ -7,7 +7,7 @@ import { freshPostgresDatabase, newOperatorToken, root, startServer, type Runnin
 
 declare module "vitest" {
   export interface ProvidedContext {
-    kindgi: { baseUrl: string; operatorToken: string; bootstrapKey: string; backend: "pglite" | "postgresql"; databaseUrl?: string; dataDir?: string };
+    kindgi: { baseUrl: string; operatorToken: string; bootstrapKey: string; sessionSecret: string; backend: "pglite" | "postgresql"; databaseUrl?: string; dataDir?: string };
   }
 }
 
@@ -22,15 +22,17 @@ export default async function setup(project: TestProject) {
 
   const operatorToken = newOperatorToken();
   const bootstrapKey = `kgi_test${Date.now()}${Math.random().toString(36).slice(2)}`.replace(/[^0-9A-Za-z_]/g, "").slice(0, 44);
+  const sessionSecret = randomBytes(32).toString("base64");
   const testDatabaseUrl = process.env.KINDGI_TEST_DATABASE_URL;
   const database = testDatabaseUrl ? await freshPostgresDatabase(testDatabaseUrl) : null;
   const server: RunningServer = await startServer({
-    env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_BOOTSTRAP_API_KEY: bootstrapKey, KINDGI_ADMIN_EMAIL: `first-admin-${Date.now()}@example.test`, KINDGI_ADMIN_PASSWORD: "first-admin-password", KINDGI_DEV_PROVIDERS: "1", KINDGI_ALLOW_PRIVATE_PROVIDER_URLS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") },
+    env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_BOOTSTRAP_API_KEY: bootstrapKey, KINDGI_ADMIN_EMAIL: `first-admin-${Date.now()}@example.test`, KINDGI_ADMIN_PASSWORD: "first-admin-password", KINDGI_DEV_PROVIDERS: "1", KINDGI_ALLOW_PRIVATE_PROVIDER_URLS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_SESSION_SECRET: sessionSecret },
   });
   project.provide("kindgi", {
     baseUrl: server.baseUrl,
     operatorToken,
     bootstrapKey,
+    sessionSecret,
     backend: database ? "postgresql" : "pglite",
     databaseUrl: database?.url,
     dataDir: server.dataDir,

@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { useEffect, useState } from "react";
 import { Badge, Button, ErrorBanner, PageHeader, Skeleton, cn, focusRing } from "@/components/ui";
 import { useCurrentProject } from "@/lib/client/current-project";
 import { useIdentity } from "@/lib/client/use-identity";
@@ -10,6 +11,8 @@ export function ConsoleHome() {
   const { projectId, projects } = useCurrentProject();
   const identity = useIdentity();
   const project = projects.find((item) => item.id === projectId)!;
+  const [origin, setOrigin] = useState("http://localhost:3000");
+  useEffect(() => setOrigin(window.location.origin), []);
   return (
     <div className="max-w-5xl">
       <PageHeader
@@ -23,7 +26,7 @@ export function ConsoleHome() {
       />
       <section aria-labelledby="home-you" className="mb-6 rounded-lg border border-zinc-200 bg-white p-5 dark:border-zinc-800 dark:bg-zinc-900">
         <h2 id="home-you" className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
-          You and this project
+          Your account
         </h2>
         {identity.isError ? (
           <ErrorBanner className="mt-3" error={identity.error} title="Your account could not be loaded" />
@@ -73,7 +76,7 @@ export function ConsoleHome() {
           From a terminal
         </h2>
         <pre className="overflow-x-auto rounded-lg bg-zinc-900 p-4 font-mono text-xs leading-relaxed text-zinc-100 dark:bg-black">
-          {`curl -H "Authorization: Bearer $KINDGI_API_KEY" "$ORIGIN/v1/tools?projectId=${project.id}"`}
+          {`curl -H "Authorization: Bearer $KINDGI_API_KEY" "${origin}/v1/tools?projectId=${project.id}"`}
         </pre>
       </section>
     </div>

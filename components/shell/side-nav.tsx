@@ -22,10 +22,16 @@ export function SideNav() {
         if (!item.href) {
           return (
             <Tooltip key={item.label} content={`${item.label} is not available yet: it comes in a later release.`}>
-              <button type="button" aria-disabled="true" aria-label={`${item.label} (not available yet)`} className={cn(base, "cursor-not-allowed text-zinc-500 dark:text-zinc-400", focusRing)}>
+              <button type="button" aria-disabled="true" className={cn(base, "cursor-not-allowed text-zinc-500 dark:text-zinc-400", focusRing)}>
                 <NavIcon name={item.icon} />
-                <span>{item.label}</span>
-                <span className="ml-auto text-[11px] font-normal">soon</span>
+                <span>
+                  {item.label}
+                  <span className="sr-only"> (not available yet)</span>
+                </span>
+                <svg aria-hidden="true" viewBox="0 0 20 20" className="ml-auto h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round">
+                  <rect x="4.5" y="9" width="11" height="8" rx="1.5" />
+                  <path d="M7 9V6.5a3 3 0 0 1 6 0V9" />
+                </svg>
               </button>
             </Tooltip>
           );

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { Button, Field, Input, Spinner } from "@/components/ui";
 
 /** The sign-in card: email and password of a console user (the first admin's are printed on first start). */
-export function SignInForm({ callbackUrl, signedOut }: { callbackUrl: string; signedOut?: boolean }) {
+export function SignInForm({ callbackUrl, signedOut, unavailable }: { callbackUrl: string; signedOut?: boolean; unavailable?: string | null }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [pending, setPending] = useState(false);
@@ -45,6 +45,11 @@ export function SignInForm({ callbackUrl, signedOut }: { callbackUrl: string; si
               You are signed out.
             </p>
           )}
+          {unavailable && (
+            <p role="alert" className="mt-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+              Sign-in is off on this server: {unavailable}
+            </p>
+          )}
           {error && (
             <p id="sign-in-error" role="alert" className="mt-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-100">
               {error}
@@ -58,7 +63,7 @@ export function SignInForm({ callbackUrl, signedOut }: { callbackUrl: string; si
               {(props) => <Input {...props} type="password" name="password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.target.value)} />}
             </Field>
           </div>
-          <Button type="submit" variant="primary" className="mt-6 w-full justify-center" disabled={pending || !email || !password}>
+          <Button type="submit" variant="primary" className="mt-6 w-full justify-center" disabled={pending || !email || !password || Boolean(unavailable)}>
             {pending && <Spinner />}
             {pending ? "Signing in…" : "Sign in"}
           </Button>

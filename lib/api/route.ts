@@ -7,7 +7,6 @@ import { validateBody, validateParams, validateQuery } from "@/lib/api/request-v
 import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/api/idempotency";
 import type { Actor } from "@/lib/services/actor";
 import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
-import { sessionSecret } from "@/lib/secrets/session-secret";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -99,7 +98,7 @@ async function authenticate(operation: Operation, request: Request): Promise<Act
   const session = sessionTokenFromCookieHeader(request.headers.get("cookie"));
   if (!session) throw new AppError("auth-missing", "send an API key as `Authorization: Bearer kgi_…`, or sign in to the console");
   if (!SAFE_METHODS.has(request.method)) checkOrigin(request);
-  return authenticateSession(session, sessionSecret());
+  return authenticateSession(session);
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -43,3 +43,13 @@ export function sessionSecret(): string {
   }
   return cached;
 }
+
+/** Why this process has no session key (console sign-in is then off and API keys still work), or null when it has one. */
+export function sessionSecretProblem(): string | null {
+  try {
+    sessionSecret();
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

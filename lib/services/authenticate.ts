@@ -4,6 +4,7 @@ import { AppError } from "@/lib/errors";
 import type { Actor } from "@/lib/services/actor";
 import { hashApiKey, isWellFormedApiKey, verifyPassword } from "@/lib/services/api-keys";
 import { isUuid } from "@/lib/ids";
+import { sessionSecretProblem, sessionSecret } from "@/lib/secrets/session-secret";
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -64,7 +65,11 @@ export function sessionTokenFromCookieHeader(header: string | null): string | nu
  * and its user must still exist in its tenant (checked on every request). The actor has the user's role and sees
  * every project of the tenant.
  */
-export async function authenticateSession(token: string, secret: string): Promise<Actor> {
+export async function authenticateSession(token: string, secret?: string): Promise<Actor> {
+  if (secret === undefined) {
+    if (sessionSecretProblem()) throw new AppError("auth-invalid", "console sign-in is not configured on this server; send an API key");
+    secret = sessionSecret();
+  }
   let payload: Record<string, unknown> | null = null;
   try {
     payload = (await decode({ token, secret })) as Record<string, unknown> | null;

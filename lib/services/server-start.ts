@@ -2,6 +2,7 @@ import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
 import { startKernel } from "@/lib/services/kernel";
+import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
 export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
@@ -18,10 +19,14 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 
 /**
  * What the server does before answering: open the database (migrations already ran in `npm start`),
- * create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
+ * check that console sessions have a key, create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
  * schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
+  // Without a session key (PostgreSQL and neither KINDGI_SESSION_SECRET nor KINDGI_SECRETS_KEY) the API still serves
+  // API keys; the console's sign-in says what to set.
+  const sessionProblem = sessionSecretProblem();
+  if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
   await getDb();
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);

@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/shell/sign-in-form";
-import { currentConsoleUser } from "@/lib/auth-session";
+import { currentConsoleUser, sessionSecretProblem } from "@/lib/auth-session";
 import { safeCallbackUrl } from "@/lib/client/callback-url";
 
 export const dynamic = "force-dynamic";
@@ -11,5 +11,5 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(typeof params.callbackUrl === "string" ? params.callbackUrl : undefined, "/");
   if (await currentConsoleUser()) redirect(callbackUrl);
-  return <SignInForm callbackUrl={callbackUrl} signedOut={params.signedOut === "1"} />;
+  return <SignInForm callbackUrl={callbackUrl} signedOut={params.signedOut === "1"} unavailable={sessionSecretProblem()} />;
 }
