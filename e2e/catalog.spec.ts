@@ -138,6 +138,8 @@ test("finds a tool by search and filters, with its behaviour in words", async ({
 test("reads a tool's schema, fills its generated form and sees the result; a bad value shows the field's error", async ({ page }) => {
   await page.goto("/tools");
   await page.getByLabel("Search tools").fill(weatherId);
+  await expect(page).toHaveURL(/q=e2e\.weather/);
+  await expect(page.getByRole("table").getByRole("link", { name: /^e2e\./ })).toHaveText([weatherId]);
   await page.getByRole("link", { name: weatherId }).click();
   await expect(page).toHaveURL(new RegExp(`/tools/${weatherId.replace(/\./g, "\\.")}$`));
   await expect(page.getByRole("heading", { name: weatherId, level: 1 })).toBeVisible();

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Badge, Button, Dialog, DialogContent, DialogTrigger, EmptyState, ErrorBanner, Label, PageHeader, Select, SkeletonRows, Spinner, cn, focusRing } from "@/components/ui";
 import { ToolBadges } from "@/components/catalog/tool-badges";
 import { useCurrentProject } from "@/lib/client/current-project";
@@ -22,6 +22,8 @@ function filtersFrom(params: URLSearchParams | null): ToolFilters {
     transport: transport && (TRANSPORTS as readonly string[]).includes(transport) ? transport : undefined,
   };
 }
+
+const CLEARED: Partial<ToolFilters> = { q: undefined, effect: undefined, mutating: undefined, transport: undefined };
 
 function registerCurl(projectId: string) {
   return `curl -X POST "$ORIGIN/v1/tools" \\
@@ -51,7 +53,7 @@ function RegisterToolDialog({ projectId }: { projectId: string }) {
   );
 }
 
-function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: ToolFilters): void }) {
+function Filters({ filters, onChange }: { filters: ToolFilters; onChange(patch: Partial<ToolFilters>): void }) {
   const [text, setText] = useState(filters.q ?? "");
   const pushed = useRef(filters.q);
   // The text follows the URL when the URL changed from elsewhere (the top bar's search, back and forward).
@@ -66,13 +68,13 @@ function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: T
     if (q === filters.q) return;
     const timer = setTimeout(() => {
       pushed.current = q;
-      onChange({ ...filters, q });
+      onChange({ q });
     }, 200);
     return () => clearTimeout(timer);
   }, [text, filters, onChange]);
   const active = Boolean(filters.q || filters.effect || filters.mutating !== undefined || filters.transport);
   return (
-    <form role="search" aria-label="Filter tools" className="mb-4 flex flex-wrap items-end gap-3" onSubmit={(event) => { event.preventDefault(); pushed.current = text.trim() || undefined; onChange({ ...filters, q: pushed.current }); }}>
+    <form role="search" aria-label="Filter tools" className="mb-4 flex flex-wrap items-end gap-3" onSubmit={(event) => { event.preventDefault(); pushed.current = text.trim() || undefined; onChange({ q: pushed.current }); }}>
       <div className="min-w-64 flex-1">
         <Label htmlFor="catalog-search">Search tools</Label>
         <input
@@ -87,14 +89,14 @@ function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: T
       </div>
       <div>
         <Label htmlFor="catalog-effect">Effect</Label>
-        <Select id="catalog-effect" className="mt-1 w-52" value={filters.effect ?? ""} onChange={(event) => onChange({ ...filters, effect: (event.target.value || undefined) as EffectKind | undefined })}>
+        <Select id="catalog-effect" className="mt-1 w-52" value={filters.effect ?? ""} onChange={(event) => onChange({ effect: (event.target.value || undefined) as EffectKind | undefined })}>
           <option value="">Any effect</option>
           {EFFECT_KINDS.map((kind) => <option key={kind} value={kind}>{kind}</option>)}
         </Select>
       </div>
       <div>
         <Label htmlFor="catalog-mutating">Mutating</Label>
-        <Select id="catalog-mutating" className="mt-1 w-40" value={filters.mutating === undefined ? "" : String(filters.mutating)} onChange={(event) => onChange({ ...filters, mutating: event.target.value === "" ? undefined : event.target.value === "true" })}>
+        <Select id="catalog-mutating" className="mt-1 w-40" value={filters.mutating === undefined ? "" : String(filters.mutating)} onChange={(event) => onChange({ mutating: event.target.value === "" ? undefined : event.target.value === "true" })}>
           <option value="">Any</option>
           <option value="false">Read-only</option>
           <option value="true">Mutating</option>
@@ -102,12 +104,12 @@ function Filters({ filters, onChange }: { filters: ToolFilters; onChange(next: T
       </div>
       <div>
         <Label htmlFor="catalog-transport">Transport</Label>
-        <Select id="catalog-transport" className="mt-1 w-36" value={filters.transport ?? ""} onChange={(event) => onChange({ ...filters, transport: (event.target.value || undefined) as ToolFilters["transport"] })}>
+        <Select id="catalog-transport" className="mt-1 w-36" value={filters.transport ?? ""} onChange={(event) => onChange({ transport: (event.target.value || undefined) as ToolFilters["transport"] })}>
           <option value="">Any</option>
           {TRANSPORTS.map((transport) => <option key={transport} value={transport}>{transport}</option>)}
         </Select>
       </div>
-      {active ? <Button variant="ghost" onClick={() => { setText(""); pushed.current = undefined; onChange({}); }}>Clear filters</Button> : null}
+      {active ? <Button variant="ghost" onClick={() => { setText(""); pushed.current = undefined; onChange(CLEARED); }}>Clear filters</Button> : null}
     </form>
   );
 }
@@ -141,18 +143,21 @@ export function CatalogPage() {
   const pathname = usePathname();
   const searchParams = useSearchParams();
   const filters = useMemo(() => filtersFrom(searchParams), [searchParams]);
-  const setFilters = useMemo(
-    () => (next: ToolFilters) => {
-      const params = new URLSearchParams(searchParams?.toString() ?? "");
+  // A change applies to the URL as it is now (not as this render saw it), so two quick changes both count.
+  const setFilters = useCallback(
+    (patch: Partial<ToolFilters>) => {
+      if (window.location.pathname !== pathname) return;
+      const params = new URLSearchParams(window.location.search);
       for (const key of ["q", "effect", "mutating", "transport"] as const) {
-        const value = next[key];
+        if (!(key in patch)) continue;
+        const value = patch[key];
         if (value === undefined || value === "") params.delete(key);
         else params.set(key, String(value));
       }
       const search = params.toString();
       router.replace(search ? `${pathname}?${search}` : pathname, { scroll: false });
     },
-    [router, pathname, searchParams],
+    [router, pathname],
   );
   const tools = useTools(projectId, filters);
   const rows = tools.data?.pages.flatMap((page) => page.data) ?? [];
@@ -168,7 +173,7 @@ export function CatalogPage() {
         <SkeletonRows rows={8} label="Loading tools" />
       ) : rows.length === 0 ? (
         filtered ? (
-          <EmptyState title="No tool matches" action={<Button onClick={() => setFilters({})}>Clear filters</Button>}>
+          <EmptyState title="No tool matches" action={<Button onClick={() => setFilters(CLEARED)}>Clear filters</Button>}>
             Nothing in this project matches these filters. Search looks at ids, descriptions and tags.
           </EmptyState>
         ) : (

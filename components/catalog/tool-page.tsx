@@ -181,7 +181,7 @@ export function ToolPage({ toolId }: { toolId: string }) {
   return (
     <div className="max-w-7xl">
       <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/tools" className={cn("text-zinc-600 hover:text-zinc-900 hover:underline dark:text-zinc-400 dark:hover:text-zinc-100", focusRing)}>Catalog</Link>
+        <Link href="/tools" className={cn("text-zinc-700 underline underline-offset-2 hover:text-zinc-900 dark:text-zinc-300 dark:hover:text-zinc-100", focusRing)}>Catalog</Link>
         <span aria-hidden="true" className="px-1.5 text-zinc-400">/</span>
         <span aria-current="page" className="font-mono text-zinc-900 dark:text-zinc-100">{toolId}</span>
       </nav>
