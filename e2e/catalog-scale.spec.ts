@@ -13,6 +13,7 @@ const COUNT = 1000;
 test.describe.configure({ timeout: 240_000 });
 
 test.beforeAll(async ({ e2e }) => {
+  test.setTimeout(600_000);
   let next = 0;
   const worker = async () => {
     while (next < COUNT) {

@@ -118,7 +118,7 @@ function ToolRow({ tool }: { tool: ToolSummary }) {
   return (
     <tr className="border-t border-zinc-200 align-top hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-900/60">
       <td className="py-2.5 pr-4 pl-4">
-        <Link href={`/tools/${encodeURIComponent(tool.toolId)}`} className={cn("font-mono text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
+        <Link href={`/tools/${encodeURIComponent(tool.toolId)}`} className={cn("font-mono text-sm font-medium whitespace-nowrap text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
           {tool.toolId}
         </Link>
         {tool.tags.length > 0 ? (
@@ -143,11 +143,17 @@ export function CatalogPage() {
   const pathname = usePathname();
   const searchParams = useSearchParams();
   const filters = useMemo(() => filtersFrom(searchParams), [searchParams]);
-  // A change applies to the URL as it is now (not as this render saw it), so two quick changes both count.
+  // A change applies to the newest URL, including replacements still on their way, so two quick changes both count.
+  const pending = useRef<string[]>([]);
+  const current = searchParams?.toString() ?? "";
+  useEffect(() => {
+    const index = pending.current.indexOf(current);
+    pending.current = index < 0 ? [] : pending.current.slice(index + 1);
+  }, [current]);
   const setFilters = useCallback(
     (patch: Partial<ToolFilters>) => {
       if (window.location.pathname !== pathname) return;
-      const params = new URLSearchParams(window.location.search);
+      const params = new URLSearchParams(pending.current.at(-1) ?? current);
       for (const key of ["q", "effect", "mutating", "transport"] as const) {
         if (!(key in patch)) continue;
         const value = patch[key];
@@ -155,9 +161,10 @@ export function CatalogPage() {
         else params.set(key, String(value));
       }
       const search = params.toString();
+      pending.current.push(search);
       router.replace(search ? `${pathname}?${search}` : pathname, { scroll: false });
     },
-    [router, pathname],
+    [router, pathname, current],
   );
   const tools = useTools(projectId, filters);
   const rows = tools.data?.pages.flatMap((page) => page.data) ?? [];

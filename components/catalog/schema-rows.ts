@@ -77,11 +77,11 @@ function constraintsOf(node: Schema): string[] {
   add("maximum", (value) => `≤ ${value}`);
   add("exclusiveMaximum", (value) => `< ${value}`);
   add("multipleOf", (value) => `multiple of ${value}`);
-  add("minLength", (value) => `at least ${value} characters`);
-  add("maxLength", (value) => `at most ${value} characters`);
+  add("minLength", (value) => `at least ${value} character${value === 1 ? "" : "s"}`);
+  add("maxLength", (value) => `at most ${value} character${value === 1 ? "" : "s"}`);
   add("pattern", (value) => `matches ${value}`);
-  add("minItems", (value) => `at least ${value} items`);
-  add("maxItems", (value) => `at most ${value} items`);
+  add("minItems", (value) => `at least ${value} item${value === 1 ? "" : "s"}`);
+  add("maxItems", (value) => `at most ${value} item${value === 1 ? "" : "s"}`);
   if (node.uniqueItems === true) out.push("unique items");
   add("minProperties", (value) => `at least ${value} properties`);
   add("maxProperties", (value) => `at most ${value} properties`);
