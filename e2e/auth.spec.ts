@@ -111,6 +111,15 @@ test.describe("signed in", () => {
     await expect(page).toHaveURL(/\/$/);
   });
 
+  test("fits a 1280-px laptop screen without sideways scrolling", async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto("/");
+    await expect(page.getByRole("heading", { name: "Home", level: 1 })).toBeVisible();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeInViewport();
+    await expect(page.getByRole("button", { name: "Sign out" })).toBeInViewport();
+  });
+
   test("the console follows a dark system theme and stays accessible", async ({ page }) => {
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto("/");

@@ -28,6 +28,8 @@ export const errorStatus = {
   "tool-already-registered": 409,
   /** The tool id lives in another project of the tenant. */
   "tool-project-mismatch": 409,
+  /** The tool version (or, asking for the latest, every version) is unregistered: readable, not invocable until reinstated. */
+  "tool-version-unregistered": 409,
   /** The same agent id and version are registered already. */
   "agent-already-registered": 409,
   /** The agent id lives in another project of the tenant. */

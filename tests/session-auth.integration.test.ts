@@ -66,6 +66,16 @@ describe("console sessions on /v1", () => {
     expect((await call("POST", "/v1/projects", { key: person.key, headers: { Cookie: person.cookie, Origin: "https://evil.example" }, body: { name: "by key 2" } })).status).toBe(201);
   });
 
+  it("KINDGI_ALLOWED_ORIGINS and the origin a proxy serves (X-Forwarded-Host, X-Forwarded-Proto) are allowed too", async () => {
+    const person = await signedInTenant();
+    for (const allowed of ["https://console.example.test", "https://admin.example.test"])
+      expect((await call("POST", "/v1/projects", { headers: { Cookie: person.cookie, Origin: allowed }, body: { name: `from ${allowed}` } })).status).toBe(201);
+    expectError(await call("POST", "/v1/projects", { headers: { Cookie: person.cookie, Origin: "https://console.example.test.evil.example" }, body: { name: "suffix" } }), 403, "csrf-origin-mismatch");
+    const proxied = { Cookie: person.cookie, "X-Forwarded-Host": "kindgi.proxy.example", "X-Forwarded-Proto": "https" };
+    expect((await call("POST", "/v1/projects", { headers: { ...proxied, Origin: "https://kindgi.proxy.example" }, body: { name: "via the proxy" } })).status).toBe(201);
+    expectError(await call("POST", "/v1/projects", { headers: { ...proxied, Origin: "http://kindgi.proxy.example" }, body: { name: "wrong scheme" } }), 403, "csrf-origin-mismatch");
+  });
+
   it("a request with a key and a cookie of different users acts as the key", async () => {
     const person = await signedInTenant();
     const other = await newTenant("Other");

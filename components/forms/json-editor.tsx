@@ -21,8 +21,8 @@ export function JsonEditor(props: {
   const describedBy = [description ? `${id}-description` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800 dark:text-slate-200">{label}</label>
-      {description ? <p id={`${id}-description`} className="text-xs text-slate-500 dark:text-slate-400">{description}</p> : null}
+      <label htmlFor={id} className="block text-sm font-medium text-zinc-800 dark:text-zinc-200">{label}</label>
+      {description ? <p id={`${id}-description`} className="text-xs text-zinc-500 dark:text-zinc-400">{description}</p> : null}
       <textarea
         id={id}
         value={value}

@@ -40,15 +40,17 @@ import {
   type WidgetProps,
   type WrapIfAdditionalTemplateProps,
 } from "@rjsf/utils";
+import { focusRing } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
 
+/** The console's control look (components/ui/input.tsx), for the form's inputs, selects and textareas. */
 export const inputClass =
-  "block w-full rounded-md border border-slate-300 bg-white px-2.5 py-1.5 text-sm text-slate-900 shadow-xs placeholder:text-slate-400 " +
-  "focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:border-indigo-500 disabled:cursor-not-allowed disabled:bg-slate-100 disabled:text-slate-500 " +
-  "aria-[invalid=true]:border-red-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:disabled:bg-slate-800";
+  "block w-full rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm text-zinc-900 shadow-sm placeholder:text-zinc-500 focus-visible:border-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-0 focus-visible:outline-indigo-600 disabled:cursor-not-allowed disabled:opacity-60 aria-invalid:border-red-600 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:placeholder:text-zinc-400";
 
-const smallButtonClass =
-  "inline-flex items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50 " +
-  "focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:opacity-40 disabled:cursor-not-allowed dark:border-slate-600 dark:bg-slate-800 dark:text-slate-200 dark:hover:bg-slate-700";
+const smallButtonClass = cn(
+  "inline-flex h-7 items-center gap-1 rounded-md border border-zinc-300 bg-white px-2 text-xs font-medium text-zinc-700 shadow-sm hover:bg-zinc-50 disabled:cursor-not-allowed disabled:opacity-40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-200 dark:hover:bg-zinc-800",
+  focusRing,
+);
 
 function RequiredMark() {
   return (
@@ -62,7 +64,7 @@ function RequiredMark() {
 function FieldLabel({ id, label, required }: { id: string; label: string; required?: boolean }) {
   if (!label) return null;
   return (
-    <label htmlFor={id} className="block text-sm font-medium text-slate-800 dark:text-slate-200">
+    <label htmlFor={id} className="block text-sm font-medium text-zinc-800 dark:text-zinc-200">
       {label}
       {required ? <RequiredMark /> : null}
     </label>
@@ -96,7 +98,7 @@ function WrapIfAdditionalTemplate(props: WrapIfAdditionalTemplateProps) {
   return (
     <div className="grid grid-cols-[minmax(0,2fr)_minmax(0,3fr)_auto] items-start gap-2" style={style}>
       <div className="space-y-1">
-        <label htmlFor={`${id}-key`} className="block text-sm font-medium text-slate-800 dark:text-slate-200">Key</label>
+        <label htmlFor={`${id}-key`} className="block text-sm font-medium text-zinc-800 dark:text-zinc-200">Key</label>
         <input id={`${id}-key`} type="text" className={inputClass} defaultValue={label} onBlur={onKeyRenameBlur} disabled={disabled || readonly} />
       </div>
       <div>{children}</div>
@@ -109,7 +111,7 @@ function WrapIfAdditionalTemplate(props: WrapIfAdditionalTemplateProps) {
 
 function DescriptionField({ id, description }: DescriptionFieldProps) {
   if (!description) return null;
-  return <p id={id} className="text-xs text-slate-500 dark:text-slate-400">{description}</p>;
+  return <p id={id} className="text-xs text-zinc-500 dark:text-zinc-400">{description}</p>;
 }
 
 function FieldErrorTemplate({ errors = [], fieldPathId }: FieldErrorProps) {
@@ -124,12 +126,12 @@ function FieldErrorTemplate({ errors = [], fieldPathId }: FieldErrorProps) {
 
 function FieldHelpTemplate({ help, fieldPathId }: FieldHelpProps) {
   if (!help) return null;
-  return <p id={helpId(fieldPathId)} className="text-xs text-slate-500 dark:text-slate-400">{help}</p>;
+  return <p id={helpId(fieldPathId)} className="text-xs text-zinc-500 dark:text-zinc-400">{help}</p>;
 }
 
 function TitleField({ id, title, required }: TitleFieldProps) {
   return (
-    <legend id={id} className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+    <legend id={id} className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
       {title}
       {required ? <RequiredMark /> : null}
     </legend>
@@ -146,13 +148,13 @@ function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
   const isRoot = fieldPathId.path.length === 0;
   const expandable = schema.additionalProperties !== undefined && schema.additionalProperties !== false && !readonly && (schema.maxProperties === undefined || Object.keys((formData as object) ?? {}).length < schema.maxProperties);
   return (
-    <fieldset id={fieldPathId.$id} className={isRoot ? "space-y-4" : "space-y-3 border-l-2 border-slate-200 pl-4 dark:border-slate-700"}>
+    <fieldset id={fieldPathId.$id} className={isRoot ? "space-y-4" : "space-y-3 border-l-2 border-zinc-200 pl-4 dark:border-zinc-700"}>
       {title && !isRoot ? <TitleFieldTemplate id={titleId(fieldPathId)} title={title} required={required} schema={schema} uiSchema={uiSchema} registry={registry} /> : null}
       {description && !isRoot ? <DescriptionFieldTemplate id={descriptionId(fieldPathId)} description={description} schema={schema} uiSchema={uiSchema} registry={registry} /> : null}
       {optionalDataControl}
       {properties.map((property) => (property.hidden ? property.content : <div key={property.name}>{property.content}</div>))}
       {expandable ? (
-        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add a property to ${title}` : "Add a property"} />
+        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-object-property-expand" onClick={onAddProperty} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add property to ${title}` : "Add property"} />
       ) : null}
     </fieldset>
   );
@@ -161,7 +163,7 @@ function ObjectFieldTemplate(props: ObjectFieldTemplateProps) {
 function ArrayFieldTitleTemplate({ fieldPathId, title, required }: ArrayFieldTitleProps) {
   if (!title) return null;
   return (
-    <legend id={titleId(fieldPathId)} className="text-sm font-semibold text-slate-900 dark:text-slate-100">
+    <legend id={titleId(fieldPathId)} className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">
       {title}
       {required ? <RequiredMark /> : null}
     </legend>
@@ -170,7 +172,7 @@ function ArrayFieldTitleTemplate({ fieldPathId, title, required }: ArrayFieldTit
 
 function ArrayFieldDescriptionTemplate({ fieldPathId, description }: ArrayFieldDescriptionProps) {
   if (!description) return null;
-  return <p id={descriptionId(fieldPathId)} className="text-xs text-slate-500 dark:text-slate-400">{description}</p>;
+  return <p id={descriptionId(fieldPathId)} className="text-xs text-zinc-500 dark:text-zinc-400">{description}</p>;
 }
 
 function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
@@ -180,13 +182,13 @@ function ArrayFieldTemplate(props: ArrayFieldTemplateProps) {
   const ArrayFieldDescription = getTemplate("ArrayFieldDescriptionTemplate", registry, uiOptions);
   const { AddButton } = registry.templates.ButtonTemplates;
   return (
-    <fieldset id={fieldPathId.$id} className="space-y-2 border-l-2 border-slate-200 pl-4 dark:border-slate-700">
+    <fieldset id={fieldPathId.$id} className="space-y-2 border-l-2 border-zinc-200 pl-4 dark:border-zinc-700">
       <ArrayFieldTitle fieldPathId={fieldPathId} title={uiOptions.title || title} required={required} schema={schema} uiSchema={uiSchema} registry={registry} />
       <ArrayFieldDescription fieldPathId={fieldPathId} description={uiOptions.description || schema.description} schema={schema} uiSchema={uiSchema} registry={registry} />
       {optionalDataControl}
-      {items.length === 0 ? <p className="text-xs text-slate-500 dark:text-slate-400">No items.</p> : <ol className="space-y-2">{items}</ol>}
+      {items.length === 0 ? <p className="text-xs text-zinc-500 dark:text-zinc-400">No items.</p> : <ol className="space-y-2">{items}</ol>}
       {canAdd ? (
-        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add an item to ${title}` : "Add an item"} />
+        <AddButton id={buttonId(fieldPathId, "add")} className="rjsf-array-item-add" onClick={onAddClick} disabled={disabled || readonly} uiSchema={uiSchema} registry={registry} title={title ? `Add item to ${title}` : "Add item"} />
       ) : null}
     </fieldset>
   );
@@ -196,7 +198,7 @@ function ArrayFieldItemTemplate(props: ArrayFieldItemTemplateProps) {
   const { children, buttonsProps, hasToolbar, registry, uiSchema } = props;
   const ButtonsTemplate = getTemplate("ArrayFieldItemButtonsTemplate", registry, getUiOptions(uiSchema));
   return (
-    <li className="flex items-start gap-2 rounded-md border border-slate-200 bg-slate-50/60 p-2 dark:border-slate-700 dark:bg-slate-800/40">
+    <li className="flex items-start gap-2 rounded-md border border-zinc-200 bg-zinc-50/60 p-2 dark:border-zinc-700 dark:bg-zinc-800/40">
       <div className="min-w-0 flex-1">{children}</div>
       {hasToolbar ? <div className="flex shrink-0 gap-1 pt-0.5"><ButtonsTemplate {...buttonsProps} /></div> : null}
     </li>
@@ -233,7 +235,7 @@ function AddButton({ title, className, uiSchema, registry, iconType, icon, ...re
   void uiSchema; void registry; void iconType; void icon;
   const isProperty = (className ?? "").includes("object-property");
   return (
-    <button type="button" {...rest} title={title} className={smallButtonClass}>
+    <button type="button" {...rest} aria-label={title} className={smallButtonClass}>
       <span aria-hidden="true">+</span> {isProperty ? "Add property" : "Add item"}
     </button>
   );
@@ -330,7 +332,7 @@ function CheckboxWidget(props: WidgetProps) {
   const description = options.description ?? schema.description;
   return (
     <div className="space-y-1">
-      <label className="inline-flex items-center gap-2 text-sm font-medium text-slate-800 dark:text-slate-200">
+      <label className="inline-flex items-center gap-2 text-sm font-medium text-zinc-800 dark:text-zinc-200">
         <input
           type="checkbox"
           id={id}
@@ -338,7 +340,7 @@ function CheckboxWidget(props: WidgetProps) {
           checked={value === true}
           disabled={disabled || readonly}
           autoFocus={autofocus}
-          className="size-4 rounded border-slate-300 accent-indigo-600 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+          className={cn("size-4 rounded border-zinc-300 accent-indigo-600", focusRing)}
           onChange={(event) => onChange(event.target.checked)}
           onBlur={(event) => onBlur(id, event.target.checked)}
           onFocus={(event) => onFocus(id, event.target.checked)}

@@ -15,9 +15,12 @@ import Ajv from "ajv";
 import Ajv2019 from "ajv/dist/2019";
 import Ajv2020 from "ajv/dist/2020";
 import draft06MetaSchema from "ajv/dist/refs/json-schema-draft-06.json";
+import { Button, focusRing } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
 import { templates, widgets } from "@/components/forms/rjsf-theme";
 import { JsonEditor } from "@/components/forms/json-editor";
-import { dialectOf, formability, isPathInForm, issuesToErrorTree, jsonParseError, type Issue } from "@/components/forms/schema-support";
+import type { Issue } from "@/lib/client/api";
+import { dialectOf, formability, isPathInForm, issuesToErrorTree, jsonParseError } from "@/components/forms/schema-support";
 
 export type SchemaFormProps = {
   schema: object;
@@ -52,9 +55,26 @@ function validatorFor(dialect: Dialect): ValidatorType {
 /** Plain words for the validator's messages, shown under the field. */
 function transformErrors(errors: RJSFValidationError[]): RJSFValidationError[] {
   return errors.map((error) => {
-    if (error.name === "required") return { ...error, message: "Required" };
-    if (error.name === "enum") return { ...error, message: "Choose one of the listed values" };
-    return error;
+    const params = (error.params ?? {}) as { limit?: number; format?: string; pattern?: string; type?: string };
+    const message = (() => {
+      switch (error.name) {
+        case "required": return "Required";
+        case "enum": return "Choose one of the listed values";
+        case "maximum": return `Must be at most ${params.limit}`;
+        case "minimum": return `Must be at least ${params.limit}`;
+        case "exclusiveMaximum": return `Must be less than ${params.limit}`;
+        case "exclusiveMinimum": return `Must be more than ${params.limit}`;
+        case "minLength": return `Must be at least ${params.limit} character${params.limit === 1 ? "" : "s"}`;
+        case "maxLength": return `Must be at most ${params.limit} character${params.limit === 1 ? "" : "s"}`;
+        case "minItems": return `Needs at least ${params.limit} item${params.limit === 1 ? "" : "s"}`;
+        case "maxItems": return `Takes at most ${params.limit} item${params.limit === 1 ? "" : "s"}`;
+        case "format": return `Must be a valid ${params.format}`;
+        case "pattern": return `Must match the pattern ${params.pattern}`;
+        case "type": return params.type ? `Must be ${/^[aeiou]/.test(params.type) ? "an" : "a"} ${params.type}` : "Has the wrong type";
+        default: return error.message ? error.message.charAt(0).toUpperCase() + error.message.slice(1) : "Not valid";
+      }
+    })();
+    return { ...error, message };
   });
 }
 
@@ -166,13 +186,9 @@ export function SchemaForm(props: SchemaFormProps) {
   const footer = onSubmit || children ? (
     <div className="flex flex-wrap items-center gap-2 pt-2">
       {onSubmit ? (
-        <button
-          type="submit"
-          disabled={disabled}
-          className="inline-flex items-center gap-2 rounded-md bg-indigo-600 px-3 py-1.5 text-sm font-medium text-white shadow-xs hover:bg-indigo-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2 disabled:cursor-not-allowed disabled:opacity-60 dark:focus-visible:ring-offset-slate-900"
-        >
+        <Button type="submit" variant="primary" disabled={disabled}>
           {submitLabel}
-        </button>
+        </Button>
       ) : null}
       {children}
     </div>
@@ -180,7 +196,7 @@ export function SchemaForm(props: SchemaFormProps) {
 
   return (
     <div className="space-y-3" onKeyDown={onKeyDown}>
-      <div role="group" aria-label="Edit as" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs dark:border-slate-600">
+      <div role="group" aria-label="Edit as" className="inline-flex rounded-md border border-zinc-300 p-0.5 text-xs dark:border-zinc-600">
         {(["form", "json"] as const).map((option) => (
           <button
             key={option}
@@ -188,14 +204,14 @@ export function SchemaForm(props: SchemaFormProps) {
             aria-pressed={mode === option}
             disabled={option === "form" && !support.formable}
             onClick={() => switchTo(option)}
-            className="rounded px-2 py-0.5 font-medium text-slate-600 aria-pressed:bg-slate-900 aria-pressed:text-white focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 disabled:cursor-not-allowed disabled:opacity-40 dark:text-slate-300 dark:aria-pressed:bg-slate-100 dark:aria-pressed:text-slate-900"
+            className={cn("rounded px-2 py-0.5 font-medium text-zinc-700 aria-pressed:bg-zinc-900 aria-pressed:text-white disabled:cursor-not-allowed disabled:opacity-40 dark:text-zinc-300 dark:aria-pressed:bg-zinc-100 dark:aria-pressed:text-zinc-900", focusRing)}
           >
             {option === "form" ? "Form" : "JSON"}
           </button>
         ))}
       </div>
       {!support.formable ? (
-        <p className="text-xs text-slate-600 dark:text-slate-400">
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
           This schema is edited as JSON: the form cannot show {support.reasons.slice(0, 3).join("; ")}
           {support.reasons.length > 3 ? ` and ${support.reasons.length - 3} more` : ""}.
         </p>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formability, isPathInForm, issuesToErrorTree, issuesUnder, jsonParseError, parsePointer, toPointer } from "@/components/forms/schema-support";
+import { formability, isPathInForm, issuesToErrorTree, jsonParseError, parsePointer, toPointer } from "@/components/forms/schema-support";
 
 describe("JSON pointers", () => {
   it("decodes and encodes ~0 and ~1", () => {
@@ -15,11 +15,6 @@ describe("JSON pointers", () => {
       { path: "/tags/1", message: "too long" },
       { path: "", message: "not an object" },
     ])).toEqual({ __errors: ["not an object"], address: { city: { __errors: ["required field \"city\" is missing", "second"] } }, tags: { 1: { __errors: ["too long"] } } });
-  });
-
-  it("keeps only the issues under a prefix, relative to it", () => {
-    expect(issuesUnder([{ path: "/arguments/address/city", message: "x" }, { path: "/arguments", message: "y" }, { path: "/argumentsX", message: "z" }, { path: "/projectId", message: "w" }], "/arguments"))
-      .toEqual([{ path: "/address/city", message: "x" }, { path: "", message: "y" }]);
   });
 });
 

@@ -3,7 +3,7 @@
  * Pure functions: no React, no DOM, so they are unit-tested on their own.
  */
 
-export type Issue = { path: string; message: string };
+import type { Issue } from "@/lib/client/api";
 
 type Schema = Record<string, unknown>;
 
@@ -40,14 +40,6 @@ export function issuesToErrorTree(issues: readonly Issue[]): ErrorTree {
     (node.__errors ??= []).push(issue.message);
   }
   return root;
-}
-
-/** Strips a prefix such as "/arguments" from each issue's path, keeping only the issues under it. */
-export function issuesUnder(issues: readonly Issue[], prefix: string): Issue[] {
-  if (!prefix) return [...issues];
-  return issues
-    .filter((issue) => issue.path === prefix || issue.path.startsWith(`${prefix}/`))
-    .map((issue) => ({ ...issue, path: issue.path.slice(prefix.length) }));
 }
 
 /** Resolves a local `$ref` ("#/$defs/Address", "#/definitions/x", "#") against the root schema. */

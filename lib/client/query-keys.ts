@@ -26,3 +26,13 @@ export const agentKeys = {
   form: (parameters: unknown) => ["agents", "form", parameters] as const,
   toolOptions: (projectId: string, q: string) => ["agents", "tool-options", projectId, q] as const,
 };
+
+/** Tool lists are per project and filters; a tool's detail and versions are per tool id. */
+export const toolKeys = {
+  all: ["tools"] as const,
+  lists: () => [...toolKeys.all, "list"] as const,
+  list: (projectId: string, filters: { q?: string; effect?: string; mutating?: boolean; transport?: string } = {}) => [...toolKeys.lists(), projectId, filters] as const,
+  details: () => [...toolKeys.all, "detail"] as const,
+  detail: (toolId: string) => [...toolKeys.details(), toolId] as const,
+  version: (toolId: string, version: string) => [...toolKeys.detail(toolId), "version", version] as const,
+};

@@ -7,15 +7,18 @@
 import type { ModelMessage } from "@/lib/models/provider";
 import type { AgentDefinition, ToolErrorKind } from "@/lib/agents/validate-agent";
 import type { Issue } from "@/lib/errors";
-import type {
-  JournalEvent,
-  ModelCalledData,
-  PlannedCall,
-  RunCreatedData,
-  RunFailure,
-  Step,
-  ToolCallResult,
-  TurnStartedData,
+import {
+  isInvocationCreated,
+  type InvocationPlan,
+  type JournalEvent,
+  type ModelCalledData,
+  type PlannedCall,
+  type ResolvedToolRef,
+  type RunFailure,
+  type Step,
+  type ToolCallResult,
+  type TurnCreatedData,
+  type TurnStartedData,
 } from "@/lib/kernel/types";
 
 /** Defaults of Agent 1.3.0. */
@@ -27,14 +30,23 @@ export const DEFAULT_TOOL_ERRORS = { maxRetries: 1, retryOn: ["invalid-arguments
 /** A call of a model step and what became of it. */
 export type CallState = PlannedCall & { started: number; result?: ToolCallResult };
 
-/** One model answer after the first, in order: tool calls (with their results) or a rejected final answer. */
+/**
+ * One model answer after the first, in order: tool calls (with their results) or a rejected final answer; or, in a
+ * tool invocation, its one call.
+ */
 export type TurnStep =
   | { kind: "tools"; model: ModelCalledData; calls: CallState[] }
-  | { kind: "repair"; model: ModelCalledData; attempt: number; issues: Issue[] };
+  | { kind: "repair"; model: ModelCalledData; attempt: number; issues: Issue[] }
+  | { kind: "invocation"; calls: [CallState] };
 
 export type KernelState = {
-  created: RunCreatedData | null;
+  /** The run-created data of an agent turn (null for a tool invocation). */
+  created: TurnCreatedData | null;
+  /** The call of a tool invocation (null for an agent turn). */
+  invocation: InvocationPlan | null;
   turn: TurnStartedData | null;
+  /** What every run knows once it started (turn-started or invocation-started): its deadline and tool versions. */
+  started: { deadline: string; resolvedTools: ResolvedToolRef[] } | null;
   steps: TurnStep[];
   modelCalls: number;
   costUsd: number;
@@ -53,19 +65,33 @@ export const callIdOf = (modelIndex: number, position: number) => `${modelIndex}
  */
 export const idempotencyKeyOf = (runId: string, callId: string) => `kindgi-run-${runId}-call-${callId}`;
 
+/** The kernel's id of a tool invocation's one call (the first call of the first step, as in a turn). */
+export const INVOCATION_CALL_ID = callIdOf(0, 0);
+
 /** Rebuilds the state of a run from its events, in order. */
 export function foldJournal(events: readonly JournalEvent[]): KernelState {
-  const state: KernelState = { created: null, turn: null, steps: [], modelCalls: 0, costUsd: 0, ended: null, lastSeq: 0, pendingFinal: null };
+  const state: KernelState = { created: null, invocation: null, turn: null, started: null, steps: [], modelCalls: 0, costUsd: 0, ended: null, lastSeq: 0, pendingFinal: null };
   const calls = new Map<string, CallState>();
   for (const event of events) {
     state.lastSeq = event.seq;
     switch (event.type) {
       case "run-created":
-        state.created = event.data;
+        if (isInvocationCreated(event.data)) state.invocation = event.data.invocation;
+        else state.created = event.data;
         break;
       case "turn-started":
         state.turn = event.data;
+        state.started = { deadline: event.data.deadline, resolvedTools: event.data.resolvedTools };
         break;
+      case "invocation-started": {
+        const { id, version } = event.data.tool;
+        state.started = { deadline: event.data.deadline, resolvedTools: [{ id, range: version, version }] };
+        if (!state.invocation) break;
+        const call: CallState = { callId: INVOCATION_CALL_ID, providerCallId: INVOCATION_CALL_ID, toolId: state.invocation.toolId, arguments: state.invocation.arguments, started: 0 };
+        calls.set(call.callId, call);
+        state.steps.push({ kind: "invocation", calls: [call] });
+        break;
+      }
       case "model-called": {
         state.modelCalls += 1;
         state.costUsd += event.data.costUsd;
@@ -142,11 +168,12 @@ export function turnLimits(definition: Pick<AgentDefinition, "budget" | "output"
  */
 export function nextStep(state: KernelState, limits: TurnLimits): Step | null {
   if (state.ended) return null;
+  if (state.invocation) return nextInvocationStep(state, state.invocation);
   if (!state.turn) return { kind: "start-turn" };
   const last = state.steps[state.steps.length - 1];
   if (last?.kind === "tools") {
     const waiting = last.calls.filter((call) => !call.result);
-    if (waiting.length) return { kind: "run-tools", calls: waiting.map(({ callId, providerCallId, toolId, arguments: args }) => ({ callId, providerCallId, toolId, arguments: args })) };
+    if (waiting.length) return { kind: "run-tools", calls: waiting.map(plannedCall) };
     const failure = toolErrorFailure(state, limits);
     if (failure) return { kind: "failed", failure };
   }
@@ -156,6 +183,29 @@ export function nextStep(state: KernelState, limits: TurnLimits): Step | null {
   return { kind: "call-model" };
 }
 
+const plannedCall = ({ callId, providerCallId, toolId, arguments: args }: CallState): PlannedCall => ({ callId, providerCallId, toolId, arguments: args });
+
+/**
+ * A tool invocation: start, run its one call (again after a crash, with the same idempotency key, as in a turn),
+ * then end with the call's result as the output — or fail with it: there is no model to send a failure back to.
+ */
+function nextInvocationStep(state: KernelState, plan: InvocationPlan): Step {
+  const step = state.steps.find((candidate) => candidate.kind === "invocation");
+  if (!state.started || !step) return { kind: "start-invocation", tool: { id: plan.toolId, version: plan.version } };
+  const [call] = step.calls;
+  if (!call.result) return { kind: "run-tools", calls: [plannedCall(call)] };
+  if (call.result.ok) return { kind: "done", output: call.result.output };
+  const { kind, message, reason } = call.result.error;
+  return {
+    kind: "failed",
+    failure: {
+      code: kind === "unknown-tool" ? "unresolved-tool" : "tool-invocation-failed",
+      message: `the call to tool ${plan.toolId}@${plan.version} failed (${kind}${reason ? `, ${reason}` : ""}: ${message})`,
+      details: { callId: call.callId, toolId: plan.toolId, version: plan.version, kind, ...(reason ? { reason } : {}) },
+    },
+  };
+}
+
 /** The failure the tool-error policy gives the turn, or null when every failure so far goes back to the model. */
 export function toolErrorFailure(state: KernelState, limits: TurnLimits): RunFailure | null {
   let used = 0;
@@ -163,14 +213,14 @@ export function toolErrorFailure(state: KernelState, limits: TurnLimits): RunFai
     if (step.kind !== "tools") continue;
     for (const call of step.calls) {
       if (!call.result || call.result.ok) continue;
-      const { kind, message } = call.result.error;
+      const { kind, message, reason } = call.result.error;
       if (limits.toolErrors.retryOn.includes(kind) && used < limits.toolErrors.maxRetries) {
         used += 1;
         continue;
       }
       const code = kind === "unknown-tool" ? "unresolved-tool" : "tool-invocation-failed";
       const why = limits.toolErrors.retryOn.includes(kind) ? `the turn's toolErrors.maxRetries (${limits.toolErrors.maxRetries}) is spent` : `${kind} is not in toolErrors.retryOn`;
-      return { code, message: `tool call ${call.callId} to "${call.toolId}" failed (${kind}: ${message}); ${why}`, details: { callId: call.callId, toolId: call.toolId, kind, retriesUsed: used } };
+      return { code, message: `tool call ${call.callId} to "${call.toolId}" failed (${kind}: ${message}); ${why}`, details: { callId: call.callId, toolId: call.toolId, kind, ...(reason ? { reason } : {}), retriesUsed: used } };
     }
   }
   return null;
@@ -217,6 +267,7 @@ export function modelMessages(state: KernelState, options: { outsideData: (toolI
   for (const message of turn.history) messages.push({ role: message.role, content: message.content });
   messages.push({ role: "user", content: created.userMessage });
   for (const step of state.steps) {
+    if (step.kind === "invocation") continue;
     if (step.kind === "repair") {
       messages.push({ role: "assistant", content: step.model.text ?? "" });
       messages.push({ role: "user", content: repairPrompt(options.outputName, step.issues) });

@@ -34,8 +34,9 @@ export type KernelRun = {
   id: string;
   tenantId: string;
   projectId: string;
-  agentId: string;
-  agentVersion: string;
+  /** Null for a tool invocation. */
+  agentId: string | null;
+  agentVersion: string | null;
   conversationId: string | null;
   status: string;
   createdBy: string;

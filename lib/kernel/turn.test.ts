@@ -515,3 +515,123 @@ describe("advanceRun", () => {
     expect(s.store.run(runId)).toMatchObject({ status: "cancelled", failure: null });
   });
 });
+
+describe("advanceRun: a tool invocation (one call of one tool version, no agent)", () => {
+  const geocode = (handler: MemoryToolHandler, overrides: Partial<ToolManifest> = {}) =>
+    toolOf("geo", handler, {
+      input: {
+        type: "object",
+        required: ["address"],
+        additionalProperties: false,
+        properties: { address: { type: "object", required: ["city"], properties: { city: { type: "string" }, country: { type: "string", default: "DE" } } }, units: { enum: ["metric", "imperial"], default: "metric" } },
+      },
+      output: { type: "object", required: ["lat"], properties: { lat: { type: "number" } } },
+      ...overrides,
+    });
+
+  function invocationRun(s: Setup, args: Record<string, unknown>, options: { version?: string; owner?: string } = {}): string {
+    return s.store.createRun({ invocation: { toolId: "geo", version: options.version ?? "1.0.0", arguments: args }, owner: options.owner ?? OWNER, leaseMs: LEASE_MS }).id;
+  }
+
+  it("start → the one call (defaults filled, idempotency key) → done: the output is the tool's JSON value; no model is called", async () => {
+    const handler = vi.fn<MemoryToolHandler>(async (input) => ok({ lat: 52.5, echo: input }));
+    const s = setup({ tools: [geocode(handler)] });
+    const runId = invocationRun(s, { address: { city: "Berlin" } });
+    expect(await drive(s, runId)).toEqual(["continue", "continue", "settled"]);
+    expect(typesOf(s.store, runId)).toEqual(["run-created", "invocation-started", "tool-call-started", "tool-call-completed", "run-completed"]);
+    const filled = { address: { city: "Berlin", country: "DE" }, units: "metric" };
+    expect(handler.mock.calls.map(([input]) => input)).toEqual([filled]);
+    expect(s.env.invocationsOf("geo")).toMatchObject([{ callId: "0.0", idempotencyKey: idempotencyKeyOf(runId, "0.0"), version: "1.0.0" }]);
+    expect(eventsOfType(s.store, runId, "invocation-started")[0].data).toEqual({ tool: { id: "geo", version: "1.0.0" }, deadline: new Date(s.clock.now().getTime() + 120_000).toISOString() });
+    expect(eventsOfType(s.store, runId, "tool-call-started")[0].data).toEqual({ callId: "0.0", toolId: "geo", version: "1.0.0", arguments: filled, idempotencyKey: idempotencyKeyOf(runId, "0.0") });
+    expect(eventsOfType(s.store, runId, "run-completed")[0].data).toEqual({ output: { lat: 52.5, echo: filled } });
+    expect(s.store.run(runId)).toMatchObject({
+      kind: "tool-invocation",
+      agentId: null,
+      status: "completed",
+      output: { lat: 52.5, echo: filled },
+      failure: null,
+      resolvedTools: [{ id: "geo", range: "1.0.0", version: "1.0.0" }],
+      modelCalls: 0,
+      toolCalls: 1,
+      providerId: null,
+      startedAt: s.clock.now(),
+      finishedAt: s.clock.now(),
+      leaseOwner: null,
+    });
+    expect(s.env.modelRequests).toEqual([]);
+  });
+
+  it("a failed call fails the run at once (no model to send it back to): tool error, output off its schema, invalid arguments", async () => {
+    const broken = setup({ tools: [geocode(async () => ({ ok: false, error: { kind: "tool-error", message: "upstream is down", reason: "network-denied" } }))] });
+    const brokenRun = invocationRun(broken, { address: { city: "Rome" } });
+    await drive(broken, brokenRun);
+    expect(failureOf(broken.store, brokenRun)).toEqual({
+      code: "tool-invocation-failed",
+      message: "the call to tool geo@1.0.0 failed (tool-error, network-denied: upstream is down)",
+      details: { callId: "0.0", toolId: "geo", version: "1.0.0", kind: "tool-error", reason: "network-denied" },
+    });
+    expect(typesOf(broken.store, brokenRun)).toEqual(["run-created", "invocation-started", "tool-call-started", "tool-call-completed", "run-failed"]);
+    expect(broken.store.run(brokenRun)).toMatchObject({ output: null, toolCalls: 1 });
+
+    const liar = setup({ tools: [geocode(async () => ok({ lat: "north" }))] });
+    const liarRun = invocationRun(liar, { address: { city: "Rome" } });
+    await drive(liar, liarRun);
+    expect(failureOf(liar.store, liarRun)).toMatchObject({ code: "tool-invocation-failed", message: expect.stringContaining("/lat must be a number"), details: { kind: "tool-error" } });
+
+    const handler = vi.fn<MemoryToolHandler>(async () => ok({ lat: 1 }));
+    const invalid = setup({ tools: [geocode(handler)] });
+    const invalidRun = invocationRun(invalid, { address: { city: 7 } });
+    await drive(invalid, invalidRun);
+    expect(failureOf(invalid.store, invalidRun)).toMatchObject({ code: "tool-invocation-failed", details: { kind: "invalid-arguments" } });
+    expect(typesOf(invalid.store, invalidRun)).toEqual(["run-created", "invocation-started", "tool-call-completed", "run-failed"]);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("a version that cannot be loaded fails the run at start (tool-version-unresolvable)", async () => {
+    const handler = vi.fn<MemoryToolHandler>(async () => ok({ lat: 1 }));
+    const s = setup({ tools: [geocode(handler)] });
+    const runId = invocationRun(s, { address: { city: "Rome" } }, { version: "2.0.0" });
+    expect(await drive(s, runId)).toEqual(["settled"]);
+    expect(failureOf(s.store, runId)).toMatchObject({ code: "tool-version-unresolvable", details: { toolId: "geo", range: "2.0.0", available: [] } });
+    expect(typesOf(s.store, runId)).toEqual(["run-created", "run-failed"]);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("wall clock (maxWallMs default 120000): a call after the deadline is not performed and the run fails", async () => {
+    const handler = vi.fn<MemoryToolHandler>(async () => ok({ lat: 1 }));
+    const s = setup({ tools: [geocode(handler)] });
+    const runId = invocationRun(s, { address: { city: "Rome" } });
+    const ctx = contextOf(s);
+    expect(await advanceRun(ctx, runId)).toBe("continue");
+    s.clock.advance(120_000);
+    expect(await advanceRun(ctx, runId)).toBe("settled");
+    expect(failureOf(s.store, runId)).toMatchObject({ code: "budget-exceeded", message: expect.stringContaining("tool invocation"), details: { kind: "wall-clock", limit: 120_000 } });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("crash and resume: the call in flight is run again by the next worker with the same idempotency key, and the run completes once", async () => {
+    const stalled = gate();
+    const handler = vi.fn<MemoryToolHandler>(async (_input, context) => {
+      if (context.attempt === 1) await stalled.opened;
+      return ok({ lat: context.attempt });
+    });
+    const s = setup({ tools: [geocode(handler, { mutating: true })] });
+    const runId = invocationRun(s, { address: { city: "Rome" } });
+    const a = contextOf(s);
+    expect(await advanceRun(a, runId)).toBe("continue");
+    const stuck = advanceRun(a, runId);
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(1));
+
+    const b = new KernelWorker(s.store, s.env, { leaseMs: LEASE_MS, pollMs: 1_000, concurrency: 4 });
+    s.clock.advance(LEASE_MS + 1);
+    expect(await s.store.claim(b.id, LEASE_MS, 10)).toEqual([{ id: runId, previousOwner: OWNER }]);
+    stalled.open();
+    await expect(stuck).rejects.toBeInstanceOf(LeaseLost);
+
+    await b.execute(runId, { resumedFrom: OWNER });
+    expect(typesOf(s.store, runId)).toEqual(["run-created", "invocation-started", "tool-call-started", "run-resumed", "tool-call-started", "tool-call-completed", "run-completed"]);
+    expect(s.env.invocationsOf("geo").map((record) => record.idempotencyKey)).toEqual([idempotencyKeyOf(runId, "0.0"), idempotencyKeyOf(runId, "0.0")]);
+    expect(s.store.run(runId)).toMatchObject({ status: "completed", output: { lat: 2 }, toolCalls: 1, leaseOwner: null });
+  });
+});

@@ -6,6 +6,9 @@
  *
  * A turn: resolve the agent's tools and guardrails and route a model → render the instructions → retrieve facts →
  * loop { model call → scheduled tool calls → budget check } → typed-output check (repairs) → guardrails → persist.
+ * A tool invocation (no agent, no model): find the exact tool version → its one call, through the same tool path
+ * as a turn's calls (input validation with defaults, the scheduler, output validation, the journal, the deadline)
+ * → the call's result is the output.
  */
 import { renderPreview } from "@/lib/agents/parameters";
 import type { DbTx } from "@/lib/db";
@@ -26,7 +29,7 @@ import {
   type KernelState,
   type TurnLimits,
 } from "@/lib/kernel/journal";
-import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -98,21 +101,24 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
   const events = session?.events ?? (await ctx.store.loadEvents(runId));
   const state = foldJournal(events);
   const scope: RunScope = { tenantId: run.tenantId, projectId: run.projectId, conversationId: run.conversationId, runId, userId: run.createdBy };
-  const definition = session && session.definition !== undefined ? session.definition : await ctx.env.loadAgent(scope, run.agentId, run.agentVersion);
+  // A tool invocation has no agent: its limits are Agent 1.3.0's defaults (maxWallMs among them).
+  const definition = state.invocation ? null : session && session.definition !== undefined ? session.definition : await loadAgentOf(ctx, scope, run);
   if (session) Object.assign(session, { events: [...events], definition });
   const limits = turnLimits(definition ?? {});
   const turn: Turn = { ctx, run, scope, state, definition, limits };
 
-  if (!definition && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered in the run's project`, details: { agentId: run.agentId, version: run.agentVersion } });
+  if (!definition && !state.invocation && !state.ended) return fail(turn, { code: "agent-unavailable", message: `agent ${run.agentId}@${run.agentVersion} is not registered in the run's project`, details: { agentId: run.agentId, version: run.agentVersion } });
   const step = nextStep(state, limits);
   if (!step) return "settled";
   // Past the deadline no more work starts (a step that fails anyway reports its own failure).
   const working = step.kind === "call-model" || step.kind === "run-tools";
-  if (working && state.turn && Date.parse(state.turn.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
+  if (working && state.started && Date.parse(state.started.deadline) <= ctx.env.now().getTime()) return failWallClock(turn);
   try {
     switch (step.kind) {
       case "start-turn":
         return await startTurn(turn);
+      case "start-invocation":
+        return await startInvocation(turn, step.tool);
       case "call-model":
         return await callModel(turn);
       case "run-tools":
@@ -128,6 +134,10 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
     if (error instanceof DeadlineReached) return failWallClock(turn);
     throw error;
   }
+}
+
+function loadAgentOf(ctx: TurnContext, scope: RunScope, run: KernelRun): Promise<AgentDefinition | null> {
+  return run.agentId && run.agentVersion ? ctx.env.loadAgent(scope, run.agentId, run.agentVersion) : Promise.resolve(null);
 }
 
 async function commit(turn: Turn, plan: CommitPlan | ((tx: DbTx) => Promise<CommitPlan>)): Promise<AdvanceOutcome> {
@@ -162,7 +172,7 @@ async function fail(turn: Turn, failure: RunFailure): Promise<AdvanceOutcome> {
 }
 
 function failWallClock(turn: Turn): Promise<AdvanceOutcome> {
-  return fail(turn, { code: "budget-exceeded", message: `the turn was aborted: it ran longer than its wall-clock budget (maxWallMs ${turn.limits.maxWallMs})`, details: { kind: "wall-clock", limit: turn.limits.maxWallMs } });
+  return fail(turn, { code: "budget-exceeded", message: `the ${turn.state.invocation ? "tool invocation" : "turn"} was aborted: it ran longer than its wall-clock budget (maxWallMs ${turn.limits.maxWallMs})`, details: { kind: "wall-clock", limit: turn.limits.maxWallMs } });
 }
 
 // ---- start-turn ----
@@ -171,7 +181,7 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
   const { ctx, scope, state } = turn;
   const definition = turn.definition as AgentDefinition;
   const created = state.created;
-  if (!created) throw new Error(`run ${turn.run.id} has no run-created event`);
+  if (!created) throw new Error(`run ${turn.run.id} has no run-created event of an agent turn`);
   const startedAt = turn.run.startedAt ?? ctx.env.now();
   const started: RunPatch = { status: "running", startedAt };
 
@@ -218,11 +228,28 @@ async function settle(turn: Turn, plan: CommitPlan): Promise<AdvanceOutcome> {
   return "settled";
 }
 
+// ---- start-invocation ----
+
+/**
+ * A tool invocation starts: the exact version it names must still be loadable in the run's project (a registered
+ * version, active or not, or a built-in); its deadline is set as a turn's is.
+ */
+async function startInvocation(turn: Turn, tool: { id: string; version: string }): Promise<AdvanceOutcome> {
+  const startedAt = turn.run.startedAt ?? turn.ctx.env.now();
+  const started: RunPatch = { status: "running", startedAt };
+  const resolvedTools: ResolvedToolRef[] = [{ id: tool.id, range: tool.version, version: tool.version }];
+  if (!(await manifestOf(turn, tool.id, tool.version))) {
+    return settle(turn, failurePlan(turn, { code: "tool-version-unresolvable", message: `tool ${tool.id}@${tool.version} is not registered in the run's project`, details: { toolId: tool.id, range: tool.version, available: [] } }, [], started));
+  }
+  const deadline = new Date(startedAt.getTime() + turn.limits.maxWallMs).toISOString();
+  return commit(turn, { events: [{ type: "invocation-started", data: { tool, deadline } }], patch: { ...started, resolvedTools } });
+}
+
 // ---- call-model ----
 
-/** A signal that fires at the turn's deadline or when the worker must stop. */
+/** A signal that fires at the run's deadline or when the worker must stop. */
 function stepSignal(turn: Turn): { signal: AbortSignal; deadline: AbortSignal } {
-  const remaining = Math.max(0, Date.parse((turn.state.turn as TurnStartedData).deadline) - turn.ctx.env.now().getTime());
+  const remaining = Math.max(0, Date.parse((turn.state.started as NonNullable<KernelState["started"]>).deadline) - turn.ctx.env.now().getTime());
   const deadline = AbortSignal.timeout(Math.max(1, remaining));
   return { signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
 }
@@ -358,7 +385,7 @@ async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch):
 type Prepared = PlannedCall & { mutating: boolean; pauses: boolean; declaresConnections: boolean; manifest?: ToolManifest; failure?: ToolCallResult };
 
 async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
-  const started = turn.state.turn as TurnStartedData;
+  const started = turn.state.started as NonNullable<KernelState["started"]>;
   const tool = started.resolvedTools.find((item) => item.id === call.toolId);
   const base = { ...call, mutating: true, pauses: false, declaresConnections: false };
   if (!tool) {
@@ -398,7 +425,7 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
     await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
     return;
   }
-  const version = (turn.state.turn as TurnStartedData).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
+  const version = (turn.state.started as NonNullable<KernelState["started"]>).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
   const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
   const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
   const { signal, deadline } = stepSignal(turn);

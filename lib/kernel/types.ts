@@ -24,7 +24,8 @@ export const isSettledStatus = (status: string): boolean => isTerminalStatus(sta
  * Why a turn failed (`run.failure.code`). Stable: clients branch on it.
  * - `budget-exceeded`: maxSteps, maxCostUsd or maxWallMs was reached; `details.kind` is steps, cost or wall-clock.
  * - `unresolved-tool`: the model kept calling a tool the agent does not have, past toolErrors.
- * - `tool-invocation-failed`: a call failed (invalid arguments, or the tool failed) past toolErrors.
+ * - `tool-invocation-failed`: a call failed (invalid arguments, or the tool failed) past toolErrors; in a tool
+ *   invocation, its one call failed (`details.kind`, and `details.reason` such as network-denied when the invoker gives one).
  * - `output-schema-violation`: the final answer did not match `output.schema` after maxRepairs repairs.
  * - `guardrail-violation`: a guardrail with action halt rejected the final answer (it was not stored).
  * - `unresolved-guardrail`: the agent names a guardrail that is not registered (active) in its project.
@@ -67,15 +68,38 @@ export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error:
 /** A guardrail finding, as journaled (never quotes the answer). */
 export type Finding = { guardrailId: string; version: string; action: "halt" | "flag"; check: string; message: string };
 
+/**
+ * What a run does: one turn of an agent, or a tool invocation — one call of one tool version with given arguments
+ * and no agent or model (the catalog's "try it"), whose output is the call's result.
+ */
+export type RunKind = "agent-turn" | "tool-invocation";
+
+export const RUN_KINDS: readonly RunKind[] = ["agent-turn", "tool-invocation"];
+
 // ---- journal events: `data` of each type ----
 
-export type RunCreatedData = {
+/** The start of an agent turn. */
+export type TurnCreatedData = {
   agent: { id: string; version: string };
   conversationId: string | null;
   userMessage: string;
   parameters: Record<string, unknown>;
   attended: boolean;
 };
+
+/** The call a tool invocation makes: an exact version, arguments as validated at creation (defaults filled). */
+export type InvocationPlan = { toolId: string; version: string; arguments: Record<string, unknown> };
+
+/** The start of a tool invocation. */
+export type InvocationCreatedData = { invocation: InvocationPlan; attended: boolean };
+
+export type RunCreatedData = TurnCreatedData | InvocationCreatedData;
+
+/** A run-created event of a tool invocation (an agent turn's has no `invocation`). */
+export const isInvocationCreated = (data: RunCreatedData): data is InvocationCreatedData => "invocation" in data;
+
+/** A tool invocation began: the version's manifest was found and its deadline is set (startedAt + maxWallMs). */
+export type InvocationStartedData = { tool: { id: string; version: string }; deadline: string };
 
 export type TurnStartedData = {
   agent: { id: string; version: string; name: string };
@@ -114,6 +138,7 @@ export type JournalEventData = {
   "run-created": RunCreatedData;
   "run-resumed": { worker: string; previousWorker: string | null };
   "turn-started": TurnStartedData;
+  "invocation-started": InvocationStartedData;
   "model-called": ModelCalledData;
   "tool-call-started": ToolCallStartedData;
   "tool-call-completed": ToolCallCompletedData;
@@ -139,11 +164,14 @@ export const isTerminalEvent = (type: string): boolean => type === "run-complete
 export type PlannedCall = { callId: string; providerCallId: string; toolId: string; arguments: unknown };
 
 /**
- * What the turn does next. `await` is a run that waits on something outside the kernel (an approval, a paused
+ * What the run does next. An agent turn starts with `start-turn`, then alternates `call-model` and `run-tools`; a
+ * tool invocation starts with `start-invocation`, then one `run-tools` with its one call, then `done` with the call's
+ * result (or `failed`). `await` is a run that waits on something outside the kernel (an approval, a paused
  * tool): the run is suspended and holds no process until it is resumed.
  */
 export type Step =
   | { kind: "start-turn" }
+  | { kind: "start-invocation"; tool: { id: string; version: string } }
   | { kind: "call-model" }
   | { kind: "run-tools"; calls: PlannedCall[] }
   | { kind: "await"; waits: { callId: string; reason: string }[] }

@@ -17,17 +17,22 @@ import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
 import { renderPreview } from "@/lib/agents/parameters";
 import { isRouted } from "@/lib/models/router";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
-import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type RunCreatedData, type RunStatus } from "@/lib/kernel/types";
+import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type RunKind, type RunStatus, type TurnCreatedData } from "@/lib/kernel/types";
 
 export type RunView = {
   id: string;
+  /** agent-turn, or tool-invocation (one call of one tool version, no agent). */
+  kind: RunKind;
   status: RunStatus;
   projectId: string;
-  agent: { id: string; version: string };
+  /** Null for a tool invocation. */
+  agent: { id: string; version: string } | null;
+  /** The tool version a tool invocation calls; null for an agent turn. */
+  tool: { id: string; version: string } | null;
   conversationId: string | null;
   attended: boolean;
   createdBy: string;
-  input: { userMessage: string; parameters: Record<string, unknown> };
+  input: { userMessage: string; parameters: Record<string, unknown> } | { arguments: Record<string, unknown> };
   resolvedTools: { id: string; range: string; version: string }[] | null;
   provider: { id: string; model: string } | null;
   usage: { inputTokens: number; outputTokens: number; modelCalls: number; toolCalls: number };
@@ -43,15 +48,20 @@ export type RunView = {
 };
 
 export function runView(row: Run): RunView {
+  const isInvocation = row.kind === "tool-invocation";
   return {
     id: row.id,
+    kind: isInvocation ? "tool-invocation" : "agent-turn",
     status: row.status as RunStatus,
     projectId: row.projectId,
-    agent: { id: row.agentId, version: row.agentVersion },
+    agent: row.agentId && row.agentVersion ? { id: row.agentId, version: row.agentVersion } : null,
+    tool: row.toolId && row.toolVersion ? { id: row.toolId, version: row.toolVersion } : null,
     conversationId: row.conversationId,
     attended: row.attended,
     createdBy: row.createdBy,
-    input: { userMessage: row.userMessage, parameters: (row.parameters ?? {}) as Record<string, unknown> },
+    input: isInvocation
+      ? { arguments: (row.arguments ?? {}) as Record<string, unknown> }
+      : { userMessage: row.userMessage ?? "", parameters: (row.parameters ?? {}) as Record<string, unknown> },
     resolvedTools: (row.resolvedTools as RunView["resolvedTools"]) ?? null,
     provider: row.providerId && row.model ? { id: row.providerId, model: row.model } : null,
     usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, modelCalls: row.modelCalls, toolCalls: row.toolCalls },
@@ -121,7 +131,7 @@ export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ 
       throw new AppError("validation-failed", `the parameters do not fit the agent: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
     }
     if (input.options?.dryRun) return { dryRun: true as const, agent, conversationId, parameters: checked.values };
-    const created: RunCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: !actor.isService };
+    const created: TurnCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: !actor.isService };
     const run = await tx.run.create({
       data: {
         tenantId: actor.tenantId,
@@ -145,10 +155,18 @@ export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ 
   });
 
   if (prepared.dryRun) return { status: 200, body: await dryRun(actor, prepared.agent, prepared.conversationId, prepared.parameters, input.agent.id) };
-  const execution = kernel.execute(prepared.run.id);
-  if (input.options?.wait === false) return { status: 202, body: runView(prepared.run) };
+  return executeNewRun(prepared.run, { wait: input.options?.wait !== false, wallMs: prepared.wallMs });
+}
+
+/**
+ * Hands a run just written (leased to this process's worker) to the worker. Without `wait` it answers 202 at once;
+ * with it, 201 once the run is settled, or 202 when it is not within its wall-clock budget and a margin.
+ */
+export async function executeNewRun(run: Run, options: { wait: boolean; wallMs: number }): Promise<{ status: 201 | 202; body: RunView }> {
+  const execution = getKernel().execute(run.id);
+  if (!options.wait) return { status: 202, body: runView(run) };
   await execution;
-  const settled = await waitUntilSettled(prepared.run.id, prepared.wallMs + 30_000);
+  const settled = await waitUntilSettled(run.id, options.wallMs + 30_000);
   return { status: isSettledStatus(settled.status) ? 201 : 202, body: runView(settled) };
 }
 
@@ -208,7 +226,7 @@ export async function getRun(actor: Actor, runId: string): Promise<RunView> {
   return runView(await findRun(actor, runId));
 }
 
-export type RunFilters = { status?: RunStatus; agentId?: string; conversationId?: string; projectId?: string };
+export type RunFilters = { status?: RunStatus; kind?: RunKind; agentId?: string; toolId?: string; conversationId?: string; projectId?: string };
 
 /** GET /v1/runs: newest first. */
 export async function listRuns(actor: Actor, filters: RunFilters, page: { limit: number; cursor?: string }): Promise<Page<RunView>> {
@@ -218,7 +236,9 @@ export async function listRuns(actor: Actor, filters: RunFilters, page: { limit:
       tenantId: actor.tenantId,
       ...projectFilter(actor, filters.projectId),
       ...(filters.status ? { status: filters.status } : {}),
+      ...(filters.kind ? { kind: filters.kind } : {}),
       ...(filters.agentId ? { agentId: filters.agentId } : {}),
+      ...(filters.toolId ? { toolId: filters.toolId } : {}),
       ...(filters.conversationId ? { conversationId: filters.conversationId } : {}),
       ...newestFirstAfter(page.cursor),
     },

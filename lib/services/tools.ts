@@ -33,6 +33,10 @@ export type ToolSummary = {
   transport: string;
   effects: string[];
   tags: string[];
+  /** From the manifest (false when absent): the behaviour a person reads in the catalog. */
+  needsApprovalWhenUnattended: boolean;
+  pauses: boolean;
+  resultIsOutsideData: boolean;
   registeredAt: string;
 };
 
@@ -49,17 +53,23 @@ export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
   builtIn: false,
 });
 
-const summary = (row: CatalogVersionRow): ToolSummary => ({
-  toolId: row.entryId,
-  projectId: row.projectId,
-  latestVersion: row.version,
-  description: row.description ?? "",
-  mutating: row.mutating ?? true,
-  transport: row.transport ?? "auto",
-  effects: row.effectKinds,
-  tags: row.tags,
-  registeredAt: row.registeredAt.toISOString(),
-});
+const summary = (row: CatalogVersionRow): ToolSummary => {
+  const manifest = JSON.parse(row.document) as Pick<ToolManifest, "needsApprovalWhenUnattended" | "pauses" | "resultIsOutsideData">;
+  return {
+    toolId: row.entryId,
+    projectId: row.projectId,
+    latestVersion: row.version,
+    description: row.description ?? "",
+    mutating: row.mutating ?? true,
+    transport: row.transport ?? "auto",
+    effects: row.effectKinds,
+    tags: row.tags,
+    needsApprovalWhenUnattended: manifest.needsApprovalWhenUnattended === true,
+    pauses: manifest.pauses === true,
+    resultIsOutsideData: manifest.resultIsOutsideData === true,
+    registeredAt: row.registeredAt.toISOString(),
+  };
+};
 
 
 function tagsOf(metadata: unknown): string[] {
@@ -104,7 +114,7 @@ export async function listTools(actor: Actor, filters: CatalogFilters, page: { l
  * The built-in tool `toolId` when the caller's tenant has no registered tool of that id (registrations made before the
  * id was reserved keep answering as registered tools), else null.
  */
-async function builtinFor(actor: Actor, toolId: string): Promise<ToolManifest[] | null> {
+export async function builtinFor(actor: Actor, toolId: string): Promise<ToolManifest[] | null> {
   if (!isBuiltinToolId(toolId)) return null;
   const db = await getDb();
   const registered = await db.catalogEntry.findFirst({ where: { tenantId: actor.tenantId, kind: "tool", entryId: toolId }, select: { id: true } });

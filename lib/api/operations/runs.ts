@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
-import { RUN_STATUSES } from "@/lib/kernel/types";
+import { RUN_KINDS, RUN_STATUSES } from "@/lib/kernel/types";
 
 const runParams = { runId: { kind: "uuid", description: "Run id." } } as const;
 
@@ -8,7 +8,7 @@ const failureSchema = {
   type: "object",
   required: ["code", "message"],
   properties: {
-    code: { type: "string", description: "Stable failure code: budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-* (a tenant provider whose key secret is gone: provider-auth-failed), instructions-render-failed, internal-error." },
+    code: { type: "string", description: "Stable failure code (a tool invocation's failure: tool-invocation-failed with `details.kind` and, when the invoker gives one, `details.reason` such as network-denied; tool-version-unresolvable; budget-exceeded): budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-* (a tenant provider whose key secret is gone: provider-auth-failed), instructions-render-failed, internal-error." },
     message: { type: "string" },
     details: { type: "object", additionalProperties: true },
   },
@@ -18,21 +18,28 @@ const toolVersionRef = { type: "object", required: ["id", "range", "version"], p
 
 export const runSchema = {
   type: "object",
-  required: ["id", "status", "projectId", "agent", "conversationId", "attended", "createdBy", "input", "resolvedTools", "provider", "usage", "costUsd", "output", "failure", "flags", "retrievedFacts", "lastSeq", "createdAt", "startedAt", "finishedAt"],
+  required: ["id", "kind", "status", "projectId", "agent", "tool", "conversationId", "attended", "createdBy", "input", "resolvedTools", "provider", "usage", "costUsd", "output", "failure", "flags", "retrievedFacts", "lastSeq", "createdAt", "startedAt", "finishedAt"],
   properties: {
     id: uuid,
+    kind: { enum: [...RUN_KINDS], description: "`agent-turn`: one turn of an agent (POST /v1/runs). `tool-invocation`: one call of one tool version with no agent or model (POST /v1/tools/{toolId}/versions/{version}/invoke); its output is the tool's result." },
     status: { enum: [...RUN_STATUSES] },
     projectId: uuid,
-    agent: { type: "object", required: ["id", "version"], properties: { id: { type: "string" }, version: { type: "string" } } },
+    agent: nullable({ type: "object", required: ["id", "version"], properties: { id: { type: "string" }, version: { type: "string" } }, description: "The agent version of an agent turn; null for a tool invocation." }),
+    tool: nullable({ type: "object", required: ["id", "version"], properties: { id: { type: "string" }, version: { type: "string" } }, description: "The tool version a tool invocation calls; null for an agent turn." }),
     conversationId: nullable(uuid),
     attended: { type: "boolean", description: "A person started the run (a person's key); false for a service account's key." },
     createdBy: uuid,
-    input: { type: "object", required: ["userMessage", "parameters"], properties: { userMessage: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter: the value given, else its default, else null." } } },
+    input: {
+      anyOf: [
+        { type: "object", required: ["userMessage", "parameters"], properties: { userMessage: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter: the value given, else its default, else null." } }, description: "An agent turn's input." },
+        { type: "object", required: ["arguments"], properties: { arguments: { type: "object", additionalProperties: true, description: "The arguments, with the input schema's defaults filled." } }, description: "A tool invocation's input." },
+      ],
+    },
     resolvedTools: nullable({ type: "array", items: toolVersionRef, description: "Tool versions resolved at turn start; a resumed run keeps them." }),
     provider: nullable({ type: "object", required: ["id", "model"], properties: { id: { type: "string" }, model: { type: "string" } } }),
     usage: { type: "object", required: ["inputTokens", "outputTokens", "modelCalls", "toolCalls"], properties: { inputTokens: { type: "integer" }, outputTokens: { type: "integer" }, modelCalls: { type: "integer" }, toolCalls: { type: "integer" } } },
     costUsd: { type: "number" },
-    output: { description: "The final answer: a string, or the JSON value matching the agent's output schema. null until completed." },
+    output: { description: "The final answer: a string, or the JSON value matching the agent's output schema; for a tool invocation, the JSON value the tool returned (checked against its output schema). null until completed." },
     failure: nullable(failureSchema),
     flags: { type: "array", items: { type: "object", additionalProperties: true }, description: "Findings of guardrails with action flag." },
     retrievedFacts: { type: "array", items: { type: "object", additionalProperties: true }, description: "Facts retrieval gave the turn." },
@@ -66,7 +73,7 @@ const eventSchema = {
   required: ["seq", "type", "data", "createdAt"],
   properties: {
     seq: { type: "integer", minimum: 1 },
-    type: { enum: ["run-created", "run-resumed", "turn-started", "model-called", "tool-call-started", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
+    type: { enum: ["run-created", "run-resumed", "turn-started", "invocation-started", "model-called", "tool-call-started", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
     data: { type: "object", additionalProperties: true },
     createdAt: dateTime,
   },
@@ -122,7 +129,9 @@ export const listRunsOperation = defineOperation({
   query: {
     ...pageQuery,
     status: { enum: [...RUN_STATUSES], description: "Only runs in this status." },
+    kind: { enum: [...RUN_KINDS], description: "Only agent turns or only tool invocations." },
     agentId: { type: "string", minLength: 1, maxLength: 200, description: "Only this agent's runs." },
+    toolId: { type: "string", minLength: 1, maxLength: 200, description: "Only invocations of this tool." },
     conversationId: { ...uuid, description: "Only this conversation's runs." },
     projectId: { ...uuid, description: "Only this project's runs." },
   },

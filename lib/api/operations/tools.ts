@@ -1,5 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
+import { runSchema } from "@/lib/api/operations/runs";
 import { EFFECT_KINDS, registerToolBodySchema, toolManifestSchema } from "@/lib/tools/manifest-schema";
 
 const toolParams = { toolId: { kind: "catalogId", description: "Tool id, e.g. `acme.verify-citation`." } } as const;
@@ -30,7 +31,7 @@ export const toolVersionSchema = {
 
 const toolSummary = {
   type: "object",
-  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "registeredAt"],
+  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "needsApprovalWhenUnattended", "pauses", "resultIsOutsideData", "registeredAt"],
   properties: {
     toolId: { type: "string" },
     projectId: uuid,
@@ -40,6 +41,9 @@ const toolSummary = {
     transport: { enum: ["auto", "native", "mcp"] },
     effects: { type: "array", items: { enum: [...EFFECT_KINDS] } },
     tags: { type: "array", items: { type: "string" }, description: "From `metadata.tags`." },
+    needsApprovalWhenUnattended: { type: "boolean", description: "From the manifest (false when absent): an unattended call asks for approval every time." },
+    pauses: { type: "boolean", description: "From the manifest (false when absent): the tool pauses the run until it is resumed." },
+    resultIsOutsideData: { type: "boolean", description: "From the manifest (false when absent): the result is treated as outside data, not instructions." },
     registeredAt: dateTime,
   },
 } as const;
@@ -158,4 +162,55 @@ export const reinstateToolVersionOperation = defineOperation({
   params: versionParams,
   responses: { 200: { description: "The version, active again.", schema: toolVersionSchema } },
   errors: ["bad-input", "unknown-field", "not-found", "permission-denied"],
+});
+
+const invokeBody = {
+  type: "object",
+  required: ["arguments"],
+  additionalProperties: false,
+  properties: {
+    projectId: { ...uuid, description: "The project of the run. A registered tool's run lives in the tool's project (another one → 409 tool-project-mismatch); a built-in tool's in this project, else the key's, else the tenant's default project." },
+    arguments: { type: "object", description: "The tool's input, validated against its input schema (problems → 400 validation-failed, `details.issues` pointing into the body, e.g. `/arguments/address/city`); defaults are filled before the call." },
+    options: { type: "object", additionalProperties: false, properties: { wait: { type: "boolean", default: true, description: "Answer once the run is settled (201); false: at once (202)." } } },
+  },
+} as const;
+
+const invokeDescription =
+  "A tool invocation is a run (kind `tool-invocation`, no agent, no model): listed by GET /v1/runs, with a journal (run-created, invocation-started, tool-call-started, tool-call-completed, run-completed or run-failed) and a stream. It takes the same path as an agent's call: input validation with defaults, the scheduler, output validation, the wall-clock budget (maxWallMs default 120000), the call's idempotency key. The run's `output` is the JSON value the tool returned; a failed call fails the run (`tool-invocation-failed`, with `details.kind` and `details.reason`, e.g. network-denied). With `wait` (default true) the answer is 201 once the run is settled, else 202 at once. An unregistered version → 409 tool-version-unregistered; a viewer → 403.";
+
+const invokeResponses = {
+  201: { description: "The settled run; `output` is the tool's result, or `failure` says why the call failed.", schema: runSchema },
+  202: { description: "The run, accepted and running.", schema: runSchema },
+} as const;
+
+const invokeErrors = ["bad-input", "unknown-field", "validation-failed", "not-found", "permission-denied", "tool-project-mismatch", "tool-version-unregistered"] as const;
+
+export const invokeToolVersionOperation = defineOperation({
+  operationId: "invokeToolVersion",
+  method: "POST",
+  path: "/v1/tools/{toolId}/versions/{version}/invoke",
+  tag: "Tools",
+  summary: "Invoke one tool version directly, as a run",
+  description: invokeDescription,
+  auth: "key",
+  idempotent: true,
+  params: versionParams,
+  body: { validation: "schema", schema: invokeBody },
+  responses: invokeResponses,
+  errors: [...invokeErrors],
+});
+
+export const invokeToolOperation = defineOperation({
+  operationId: "invokeTool",
+  method: "POST",
+  path: "/v1/tools/{toolId}/invoke",
+  tag: "Tools",
+  summary: "Invoke a tool's latest active version directly, as a run",
+  description: `The same as POST /v1/tools/{toolId}/versions/{version}/invoke with the highest active version (the run records which). ${invokeDescription}`,
+  auth: "key",
+  idempotent: true,
+  params: toolParams,
+  body: { validation: "schema", schema: invokeBody },
+  responses: invokeResponses,
+  errors: [...invokeErrors],
 });

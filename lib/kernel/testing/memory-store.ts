@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { DbTx } from "@/lib/db";
 import type { CommitEffects, CommitPlan, KernelRun, KernelStore, RunPatch } from "@/lib/kernel/store";
-import { isRunnableStatus, isTerminalStatus, type JournalEvent, type NewEvent, type RunCreatedData, type RunStatus } from "@/lib/kernel/types";
+import { isRunnableStatus, isTerminalStatus, type InvocationPlan, type JournalEvent, type NewEvent, type RunCreatedData, type RunKind, type RunStatus } from "@/lib/kernel/types";
 
 /** A clock a test controls: leases expire and deadlines pass only when the test moves it. */
 export type ManualClock = { now(): Date; advance(ms: number): void; set(at: Date): void };
@@ -30,8 +30,12 @@ export function createManualClock(start: Date = new Date("2030-01-01T00:00:00.00
 
 /** The run row, with every column dbKernelStore writes. */
 export type MemoryRun = KernelRun & {
-  userMessage: string;
-  parameters: Record<string, unknown>;
+  kind: RunKind;
+  toolId: string | null;
+  toolVersion: string | null;
+  userMessage: string | null;
+  parameters: Record<string, unknown> | null;
+  arguments: Record<string, unknown> | null;
   resolvedTools: unknown;
   providerId: string | null;
   model: string | null;
@@ -51,12 +55,19 @@ export type MemoryRun = KernelRun & {
 
 export type MemoryConversationMessage = { seq: number; role: "user" | "assistant"; content: string; runId: string | null };
 
-export type CreateMemoryRunInput = {
-  agent: { id: string; version: string };
-  userMessage: string;
-  parameters?: Record<string, unknown>;
-  /** Must have been created with createConversation. */
-  conversationId?: string | null;
+export type CreateMemoryRunInput = (
+  | {
+      agent: { id: string; version: string };
+      userMessage: string;
+      parameters?: Record<string, unknown>;
+      /** Must have been created with createConversation. */
+      conversationId?: string | null;
+    }
+  | {
+      /** A tool invocation (as POST /v1/tools/{toolId}/versions/{version}/invoke writes it). */
+      invocation: InvocationPlan;
+    }
+) & {
   tenantId?: string;
   projectId?: string;
   createdBy?: string;
@@ -69,7 +80,7 @@ export type CreateMemoryRunInput = {
 
 export type MemoryStore = KernelStore & {
   readonly clock: Pick<ManualClock, "now">;
-  /** A pending run with its run-created event (seq 1), as POST /v1/runs writes it. */
+  /** A pending run with its run-created event (seq 1), as POST /v1/runs (or a tool invocation) writes it. */
   createRun(input: CreateMemoryRunInput): MemoryRun;
   /** A conversation, optionally with earlier messages (numbered from 1). */
   createConversation(messages?: { role: "user" | "assistant"; content: string }[]): string;
@@ -109,6 +120,7 @@ function copyRun(run: MemoryRun): MemoryRun {
   return {
     ...run,
     parameters: asJson(run.parameters),
+    arguments: asJson(run.arguments),
     resolvedTools: asJson(run.resolvedTools),
     output: asJson(run.output),
     failure: asJson(run.failure),
@@ -274,18 +286,23 @@ export function createMemoryStore(options: { clock?: Pick<ManualClock, "now"> } 
     },
 
     createRun(input) {
-      const conversationId = input.conversationId ?? null;
+      const invocation = "invocation" in input ? input.invocation : null;
+      const turn = "invocation" in input ? null : input;
+      const conversationId = turn?.conversationId ?? null;
       if (conversationId !== null && !conversations.has(conversationId)) throw new Error(`memory store: there is no conversation ${conversationId}`);
       const now = clock.now();
       const id = randomUUID();
-      const parameters = input.parameters ?? {};
+      const parameters = turn ? (turn.parameters ?? {}) : null;
       const attended = input.attended ?? true;
       const run: MemoryRun = {
         id,
         tenantId: input.tenantId ?? randomUUID(),
         projectId: input.projectId ?? randomUUID(),
-        agentId: input.agent.id,
-        agentVersion: input.agent.version,
+        kind: invocation ? "tool-invocation" : "agent-turn",
+        agentId: turn?.agent.id ?? null,
+        agentVersion: turn?.agent.version ?? null,
+        toolId: invocation?.toolId ?? null,
+        toolVersion: invocation?.version ?? null,
         conversationId,
         status: "pending" satisfies RunStatus,
         createdBy: input.createdBy ?? randomUUID(),
@@ -293,8 +310,9 @@ export function createMemoryStore(options: { clock?: Pick<ManualClock, "now"> } 
         startedAt: null,
         leaseOwner: input.owner,
         lastSeq: 1,
-        userMessage: input.userMessage,
+        userMessage: turn?.userMessage ?? null,
         parameters,
+        arguments: invocation ? asJson(invocation.arguments) : null,
         resolvedTools: null,
         providerId: null,
         model: null,
@@ -311,7 +329,7 @@ export function createMemoryStore(options: { clock?: Pick<ManualClock, "now"> } 
         createdAt: now,
         finishedAt: null,
       };
-      const created: RunCreatedData = { agent: input.agent, conversationId, userMessage: input.userMessage, parameters, attended };
+      const created: RunCreatedData = turn ? { agent: turn.agent, conversationId, userMessage: turn.userMessage, parameters: parameters ?? {}, attended } : { invocation: invocation as InvocationPlan, attended };
       runs.set(id, run);
       journals.set(id, numbered(id, 1, [{ type: "run-created", data: created }]));
       return copyRun(run);
