@@ -114,7 +114,7 @@ describe("tool registry", () => {
     const second = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "Ops" } });
     const register = (manifest: Record<string, unknown>, projectId = tenant.projectId) => call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId } });
     await register(toolManifest({ id: "f.search", description: "Searches the web", mutating: false, effects: [{ kind: "network" }], metadata: { tags: ["internet"] } }));
-    await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
+    await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, resultIsOutsideData: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
     await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }], spec: undefined }), second.body.id);
     const ids = async (query: string) => (await call("GET", `/v1/tools?${query}`, { key: tenant.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
     expect(await ids("")).toEqual(["f.mcp-files", "f.search", "f.send-mail"]);
@@ -129,7 +129,30 @@ describe("tool registry", () => {
     expect(await ids("transport=mcp&mutating=true")).toEqual([]);
     expectError(await call("GET", "/v1/tools?effect=teleports", { key: tenant.key }), 400, "bad-input");
     const summary = (await call("GET", "/v1/tools?q=f.search", { key: tenant.key })).body.data[0];
-    expect(summary).toMatchObject({ toolId: "f.search", latestVersion: "1.0.0", description: "Searches the web", mutating: false, transport: "auto", effects: ["network"], tags: ["internet"] });
+    expect(summary).toMatchObject({ toolId: "f.search", latestVersion: "1.0.0", description: "Searches the web", mutating: false, transport: "auto", effects: ["network"], tags: ["internet"], needsApprovalWhenUnattended: false, pauses: false, resultIsOutsideData: false });
+    const mailer = (await call("GET", "/v1/tools?q=f.send-mail", { key: tenant.key })).body.data[0];
+    expect(mailer).toMatchObject({ toolId: "f.send-mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, resultIsOutsideData: true });
+  });
+
+  it("pages through a filtered list without skipping or repeating a tool", async () => {
+    const tenant = await newTenant();
+    const register = (manifest: Record<string, unknown>) => call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
+    for (let index = 0; index < 7; index++) await register(toolManifest({ id: `p.tool-${index}`, description: index % 2 ? "Writes a thing" : "Reads a thing", mutating: index % 2 === 1, effects: [{ kind: index % 2 ? "writes" : "reads" }] }));
+    const walk = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const response = await call("GET", `/v1/tools?limit=2&${query}${cursor ? `&cursor=${cursor}` : ""}`, { key: tenant.key });
+        expect(response.status).toBe(200);
+        seen.push(...response.body.data.map((tool: { toolId: string }) => tool.toolId));
+        if (!response.body.hasMore) return seen;
+        cursor = response.body.nextCursor;
+      }
+      throw new Error("too many pages");
+    };
+    expect(await walk("mutating=false")).toEqual(["p.tool-0", "p.tool-2", "p.tool-4", "p.tool-6"]);
+    expect(await walk("effect=writes&q=thing")).toEqual(["p.tool-1", "p.tool-3", "p.tool-5"]);
+    expect(await walk("q=reads")).toEqual(["p.tool-0", "p.tool-2", "p.tool-4", "p.tool-6"]);
   });
 
   it("another tenant's tools are 404 on every route", async () => {

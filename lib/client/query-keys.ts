@@ -14,3 +14,25 @@ export const identityKeys = {
   all: ["identity"] as const,
   whoami: () => [...identityKeys.all, "whoami"] as const,
 };
+
+/** Agents: the list, one agent, its versions, and the editor's live checks of an unsaved definition. */
+export const agentKeys = {
+  all: ["agents"] as const,
+  list: (projectId: string, filters: { q?: string } = {}) => ["agents", "list", projectId, filters] as const,
+  detail: (agentId: string) => ["agents", "detail", agentId] as const,
+  version: (agentId: string, version: string) => ["agents", "detail", agentId, "version", version] as const,
+  validation: (projectId: string, draft: unknown) => ["agents", "validation", projectId, draft] as const,
+  render: (draft: unknown, values: unknown) => ["agents", "render", draft, values] as const,
+  form: (parameters: unknown) => ["agents", "form", parameters] as const,
+  toolOptions: (projectId: string, q: string) => ["agents", "tool-options", projectId, q] as const,
+};
+
+/** Tool lists are per project and filters; a tool's detail and versions are per tool id. */
+export const toolKeys = {
+  all: ["tools"] as const,
+  lists: () => [...toolKeys.all, "list"] as const,
+  list: (projectId: string, filters: { q?: string; effect?: string; mutating?: boolean; transport?: string } = {}) => [...toolKeys.lists(), projectId, filters] as const,
+  details: () => [...toolKeys.all, "detail"] as const,
+  detail: (toolId: string) => [...toolKeys.details(), toolId] as const,
+  version: (toolId: string, version: string) => [...toolKeys.detail(toolId), "version", version] as const,
+};

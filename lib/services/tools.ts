@@ -34,6 +34,10 @@ export type ToolSummary = {
   transport: string;
   effects: string[];
   tags: string[];
+  /** From the manifest (false when absent): the behaviour a person reads in the catalog. */
+  needsApprovalWhenUnattended: boolean;
+  pauses: boolean;
+  resultIsOutsideData: boolean;
   registeredAt: string;
 };
 
@@ -50,17 +54,23 @@ export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
   builtIn: false,
 });
 
-const summary = (row: CatalogVersionRow): ToolSummary => ({
-  toolId: row.entryId,
-  projectId: row.projectId,
-  latestVersion: row.version,
-  description: row.description ?? "",
-  mutating: row.mutating ?? true,
-  transport: row.transport ?? "auto",
-  effects: row.effectKinds,
-  tags: row.tags,
-  registeredAt: row.registeredAt.toISOString(),
-});
+const summary = (row: CatalogVersionRow): ToolSummary => {
+  const manifest = JSON.parse(row.document) as Pick<ToolManifest, "needsApprovalWhenUnattended" | "pauses" | "resultIsOutsideData">;
+  return {
+    toolId: row.entryId,
+    projectId: row.projectId,
+    latestVersion: row.version,
+    description: row.description ?? "",
+    mutating: row.mutating ?? true,
+    transport: row.transport ?? "auto",
+    effects: row.effectKinds,
+    tags: row.tags,
+    needsApprovalWhenUnattended: manifest.needsApprovalWhenUnattended === true,
+    pauses: manifest.pauses === true,
+    resultIsOutsideData: manifest.resultIsOutsideData === true,
+    registeredAt: row.registeredAt.toISOString(),
+  };
+};
 
 
 function tagsOf(metadata: unknown): string[] {

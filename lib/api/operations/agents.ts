@@ -10,6 +10,31 @@ const versionParams = { ...agentParams, version: { kind: "catalogId", descriptio
 const issue = { type: "object", required: ["path", "message"], properties: { path: { type: "string", description: "JSON pointer." }, message: { type: "string" } } } as const;
 const issues = { type: "array", items: issue } as const;
 
+const parameterFormSchema = {
+  type: "object",
+  required: ["fields"],
+  properties: {
+    fields: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name", "label", "kind", "type", "required"],
+        properties: {
+          name: { type: "string" },
+          label: { type: "string" },
+          kind: { enum: ["text", "number", "checkbox", "date"] },
+          type: { enum: ["string", "number", "boolean", "date"] },
+          required: { type: "boolean" },
+          default: {},
+          description: { type: "string" },
+          inputMode: { enum: ["text", "decimal"] },
+          placeholder: { type: "string" },
+        },
+      },
+    },
+  },
+} as const;
+
 const { $schema: _dialect, ...definitionSchema } = agentDefinitionSchema;
 
 const projectIdProperty = {
@@ -167,6 +192,72 @@ export const dryRunAgentOperation = defineOperation({
   errors: ["bad-input", "unknown-field"],
 });
 
+/** The part of a definition a preview reads; the rest of a draft may be sent along and is ignored. */
+const draftDefinitionSchema = (required: string[]) => ({
+  type: "object",
+  description: "The definition being edited (it need not be registered, nor complete: only the fields named here are read).",
+  required,
+  properties: {
+    id: { type: "string", maxLength: 200, description: "For `agent.id`. Default empty." },
+    name: { type: "string", maxLength: 200, description: "For `agent.name`. Default empty." },
+    version: { type: "string", maxLength: 200, description: "For `agent.version`. Default empty." },
+    instructions: agentDefinitionSchema.properties.instructions,
+    parameters: agentDefinitionSchema.properties.parameters,
+  },
+});
+
+export const previewAgentRenderOperation = defineOperation({
+  operationId: "renderAgentDraft",
+  method: "POST",
+  path: "/v1/agents/render",
+  tag: "Agents",
+  summary: "Render the instructions of an unregistered definition with sample parameters (editor live preview)",
+  description:
+    "Stateless: nothing is read from or written to the registry. Checks the template (syntax, filters, every variable a declared parameter or an auto-var), then the parameters against the declared ones (required, type, unknown names), then renders with them and the auto-vars — the same render a turn does. Problems are 400 validation-failed with `details.issues`: template problems at `/definition/instructions`, each with its 1-based `line` and `column` besides `path` and `message`, parameter problems at `/parameters/<name>`. A registered version is rendered by `POST /v1/agents/{agentId}/versions/{version}/render`.",
+  auth: "key",
+  body: {
+    validation: "schema",
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["definition"],
+      properties: {
+        definition: draftDefinitionSchema(["instructions"]),
+        parameters: { type: "object", description: "Parameter values by name; omitted ones take their default." },
+        conversation: {
+          type: "object",
+          additionalProperties: false,
+          description: "The `conversation.*` auto-vars. Default: no conversation (id null), turn 1.",
+          properties: { id: { type: ["string", "null"], maxLength: 200 }, turn: { type: "integer", minimum: 1 } },
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: "The rendered instructions.",
+      schema: { type: "object", required: ["rendered", "parameters"], properties: { rendered: { type: "string" }, parameters: { type: "object", description: "Every declared parameter's value, defaults applied (null for an omitted optional one)." } } },
+    },
+  },
+  errors: ["bad-input", "unknown-field", "validation-failed"],
+});
+
+export const previewAgentFormOperation = defineOperation({
+  operationId: "getAgentDraftForm",
+  method: "POST",
+  path: "/v1/agents/form",
+  tag: "Agents",
+  summary: "The configuration form the parameters of an unregistered definition describe (editor live preview)",
+  description: "Stateless: the same description as `GET /v1/agents/{agentId}/versions/{version}/form`, from the `parameters` of the definition sent.",
+  auth: "key",
+  body: {
+    validation: "schema",
+    schema: { type: "object", additionalProperties: false, required: ["definition"], properties: { definition: draftDefinitionSchema([]) } },
+  },
+  responses: { 200: { description: "One field per declared parameter, in declaration order.", schema: parameterFormSchema } },
+  errors: ["bad-input", "unknown-field"],
+});
+
 export const getAgentOperation = defineOperation({
   operationId: "getAgent",
   method: "GET",
@@ -318,30 +409,7 @@ export const getAgentVersionFormOperation = defineOperation({
   responses: {
     200: {
       description: "One field per declared parameter, in declaration order.",
-      schema: {
-        type: "object",
-        required: ["fields"],
-        properties: {
-          fields: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["name", "label", "kind", "type", "required"],
-              properties: {
-                name: { type: "string" },
-                label: { type: "string" },
-                kind: { enum: ["text", "number", "checkbox", "date"] },
-                type: { enum: ["string", "number", "boolean", "date"] },
-                required: { type: "boolean" },
-                default: {},
-                description: { type: "string" },
-                inputMode: { enum: ["text", "decimal"] },
-                placeholder: { type: "string" },
-              },
-            },
-          },
-        },
-      },
+      schema: parameterFormSchema,
     },
   },
   errors: ["bad-input", "not-found"],

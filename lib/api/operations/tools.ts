@@ -31,7 +31,7 @@ export const toolVersionSchema = {
 
 const toolSummary = {
   type: "object",
-  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "registeredAt"],
+  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "needsApprovalWhenUnattended", "pauses", "resultIsOutsideData", "registeredAt"],
   properties: {
     toolId: { type: "string" },
     projectId: uuid,
@@ -41,6 +41,9 @@ const toolSummary = {
     transport: { enum: ["auto", "native", "mcp"] },
     effects: { type: "array", items: { enum: [...EFFECT_KINDS] } },
     tags: { type: "array", items: { type: "string" }, description: "From `metadata.tags`." },
+    needsApprovalWhenUnattended: { type: "boolean", description: "From the manifest (false when absent): an unattended call asks for approval every time." },
+    pauses: { type: "boolean", description: "From the manifest (false when absent): the tool pauses the run until it is resumed." },
+    resultIsOutsideData: { type: "boolean", description: "From the manifest (false when absent): the result is treated as outside data, not instructions." },
     registeredAt: dateTime,
   },
 } as const;
