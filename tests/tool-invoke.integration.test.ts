@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
-import { journal, registerTool, sleep, waitForRun } from "./helpers/kernel";
+import { journal, registerTool, waitForRun } from "./helpers/kernel";
 import { sendJson, startRecordingServer, type RecordedRequest, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 let server: RecordingServer;
+/** Requests to /held wait until the test lets them go. */
+let releaseHeld: () => void = () => {};
+let held = new Promise<void>((resolve) => (releaseHeld = resolve));
 
 beforeAll(async () => {
   server = await startRecordingServer(async (request: RecordedRequest, response) => {
     const url = new URL(request.url, "http://x");
-    const ms = Number(url.searchParams.get("ms") ?? 0);
-    if (ms) await sleep(ms);
     if (url.pathname === "/bad-output") return sendJson(response, 200, { lat: "north", city: "?" });
+    if (url.pathname === "/held") await held;
     const body = request.body ? JSON.parse(request.body) : {};
     sendJson(response, 200, { city: body.address?.city ?? null, country: body.address?.country ?? null, units: body.units ?? null, lat: 52.52, idempotencyKey: request.headers["idempotency-key"] ?? null });
   });
@@ -183,16 +185,18 @@ describe("POST /v1/tools/{toolId}/versions/{version}/invoke", () => {
     expect((await call("GET", `/v1/runs?toolId=${toolId}`, { key: tenant.key })).body.data).toHaveLength(1);
   });
 
-  it("wait: false answers 202 at once; the run completes in the background and its stream ends with run-completed", async () => {
-    const toolId = await registerTool(tenant, geocodeTool({}, { urlTemplate: `${server.origin}/slow?ms=300` }));
-    const begin = Date.now();
+  it("wait: false answers 202 while the call is still in flight; the run completes in the background and its stream ends with run-completed", async () => {
+    const toolId = await registerTool(tenant, geocodeTool({}, { urlTemplate: `${server.origin}/held` }));
+    held = new Promise<void>((resolve) => (releaseHeld = resolve));
+    // The tool answers only once the test lets it: a server that waited for the run would never answer.
     const accepted = await invoke(tenant, toolId, "1.0.0", { arguments: { address: { city: "Madrid" } }, options: { wait: false } });
     expect(accepted.status).toBe(202);
-    expect(Date.now() - begin).toBeLessThan(300);
-    expect(accepted.body).toMatchObject({ kind: "tool-invocation", tool: { id: toolId, version: "1.0.0" } });
-    expect(["pending", "running"]).toContain(accepted.body.status);
-    const stream = await fetch(`${kindgi().baseUrl}/v1/runs/${accepted.body.id}/stream`, { headers: { Authorization: `Bearer ${tenant.key}` } });
-    const text = await stream.text();
+    expect(accepted.body).toMatchObject({ kind: "tool-invocation", status: "pending", tool: { id: toolId, version: "1.0.0" } });
+    const inFlight = await waitForRun(tenant, accepted.body.id, (run) => run.status === "running");
+    expect(inFlight.output).toBeNull();
+    const stream = fetch(`${kindgi().baseUrl}/v1/runs/${accepted.body.id}/stream`, { headers: { Authorization: `Bearer ${tenant.key}` } }).then((response) => response.text());
+    releaseHeld();
+    const text = await stream;
     expect([...text.matchAll(/^event: (.+)$/gm)].map((match) => match[1])).toEqual(["run-created", "invocation-started", "tool-call-started", "tool-call-completed", "run-completed"]);
     const done = await waitForRun(tenant, accepted.body.id);
     expect(done).toMatchObject({ status: "completed", output: { city: "Madrid", lat: 52.52 } });

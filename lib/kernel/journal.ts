@@ -39,14 +39,16 @@ export type TurnStep =
   | { kind: "repair"; model: ModelCalledData; attempt: number; issues: Issue[] }
   | { kind: "invocation"; calls: [CallState] };
 
+/** What every run knows once it started (turn-started or invocation-started): its deadline and tool versions. */
+export type RunStart = { deadline: string; resolvedTools: ResolvedToolRef[] };
+
 export type KernelState = {
   /** The run-created data of an agent turn (null for a tool invocation). */
   created: TurnCreatedData | null;
   /** The call of a tool invocation (null for an agent turn). */
   invocation: InvocationPlan | null;
   turn: TurnStartedData | null;
-  /** What every run knows once it started (turn-started or invocation-started): its deadline and tool versions. */
-  started: { deadline: string; resolvedTools: ResolvedToolRef[] } | null;
+  started: RunStart | null;
   steps: TurnStep[];
   modelCalls: number;
   costUsd: number;

@@ -27,6 +27,7 @@ import {
   nextStep,
   turnLimits,
   type KernelState,
+  type RunStart,
   type TurnLimits,
 } from "@/lib/kernel/journal";
 import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
@@ -249,7 +250,7 @@ async function startInvocation(turn: Turn, tool: { id: string; version: string }
 
 /** A signal that fires at the run's deadline or when the worker must stop. */
 function stepSignal(turn: Turn): { signal: AbortSignal; deadline: AbortSignal } {
-  const remaining = Math.max(0, Date.parse((turn.state.started as NonNullable<KernelState["started"]>).deadline) - turn.ctx.env.now().getTime());
+  const remaining = Math.max(0, Date.parse((turn.state.started as RunStart).deadline) - turn.ctx.env.now().getTime());
   const deadline = AbortSignal.timeout(Math.max(1, remaining));
   return { signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
 }
@@ -385,7 +386,7 @@ async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch):
 type Prepared = PlannedCall & { mutating: boolean; pauses: boolean; declaresConnections: boolean; manifest?: ToolManifest; failure?: ToolCallResult };
 
 async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
-  const started = turn.state.started as NonNullable<KernelState["started"]>;
+  const started = turn.state.started as RunStart;
   const tool = started.resolvedTools.find((item) => item.id === call.toolId);
   const base = { ...call, mutating: true, pauses: false, declaresConnections: false };
   if (!tool) {
@@ -425,7 +426,7 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
     await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
     return;
   }
-  const version = (turn.state.started as NonNullable<KernelState["started"]>).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
+  const version = (turn.state.started as RunStart).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
   const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
   const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
   const { signal, deadline } = stepSignal(turn);
