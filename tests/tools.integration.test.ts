@@ -114,7 +114,7 @@ describe("tool registry", () => {
     const second = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "Ops" } });
     const register = (manifest: Record<string, unknown>, projectId = tenant.projectId) => call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId } });
     await register(toolManifest({ id: "f.search", description: "Searches the web", mutating: false, effects: [{ kind: "network" }], metadata: { tags: ["internet"] } }));
-    await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, resultIsOutsideData: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
+    await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, spec: undefined, codeArtifactRef: { kind: "oci", imageRef: "registry.example.test/mail:1", modulePath: "/app/send-mail.js", artifactVersion: "1.0.0" }, resultIsOutsideData: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
     await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }], spec: undefined }), second.body.id);
     const ids = async (query: string) => (await call("GET", `/v1/tools?${query}`, { key: tenant.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
     expect(await ids("")).toEqual(["f.mcp-files", "f.search", "f.send-mail"]);

@@ -17,7 +17,7 @@ function RunResult({ run }: { run: ToolRun }) {
       <div className="flex flex-wrap items-center gap-2">
         <h3 id="try-it-result" className="text-sm font-semibold text-zinc-900 dark:text-zinc-100">Result</h3>
         <Badge tone={STATUS_TONE[run.status] ?? "neutral"}>{run.status}</Badge>
-        <a href={`/v1/runs/${encodeURIComponent(run.id)}`} className={cn("ml-auto font-mono text-xs text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
+        <a href={`/v1/runs/${encodeURIComponent(run.id)}`} className={cn("ml-auto min-w-0 font-mono text-xs break-all text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
           run {run.id}
         </a>
       </div>
