@@ -223,7 +223,7 @@ export const previewAgentRenderOperation = defineOperation({
       required: ["definition"],
       properties: {
         definition: draftDefinitionSchema(["instructions"]),
-        parameters: { type: "object", description: "Parameter values by name; omitted ones take their default." },
+        parameters: { type: "object", additionalProperties: true, description: "Parameter values by name; omitted ones take their default." },
         conversation: {
           type: "object",
           additionalProperties: false,
@@ -236,7 +236,7 @@ export const previewAgentRenderOperation = defineOperation({
   responses: {
     200: {
       description: "The rendered instructions.",
-      schema: { type: "object", required: ["rendered", "parameters"], properties: { rendered: { type: "string" }, parameters: { type: "object", description: "Every declared parameter's value, defaults applied (null for an omitted optional one)." } } },
+      schema: { type: "object", required: ["rendered", "parameters"], properties: { rendered: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter's value, defaults applied (null for an omitted optional one)." } } },
     },
   },
   errors: ["bad-input", "unknown-field", "validation-failed"],

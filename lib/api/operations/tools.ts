@@ -187,7 +187,7 @@ const invokeBody = {
   additionalProperties: false,
   properties: {
     projectId: { ...uuid, description: "The project of the run. A registered tool's run lives in the tool's project (another one → 409 tool-project-mismatch); a built-in tool's in this project, else the key's, else the tenant's default project." },
-    arguments: { type: "object", description: "The tool's input, validated against its input schema (problems → 400 validation-failed, `details.issues` pointing into the body, e.g. `/arguments/address/city`); defaults are filled before the call." },
+    arguments: { type: "object", additionalProperties: true, description: "The tool's input, validated against its input schema (problems → 400 validation-failed, `details.issues` pointing into the body, e.g. `/arguments/address/city`); defaults are filled before the call." },
     options: { type: "object", additionalProperties: false, properties: { wait: { type: "boolean", default: true, description: "Answer once the run is settled (201); false: at once (202)." } } },
   },
 } as const;
