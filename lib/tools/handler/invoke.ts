@@ -345,7 +345,7 @@ class ChildSandbox extends Sandbox {
       "-e",
       childSource(pathToFileURL(modulePath).href),
     ];
-    this.child = spawn(process.execPath, args, { cwd: this.tmp, env: { TMPDIR: this.tmp, HOME: this.tmp }, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+    this.child = spawn(process.execPath, args, { cwd: this.tmp, env: { TMPDIR: this.tmp, HOME: this.tmp } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
     this.child.stderr?.setEncoding("utf8");
     this.child.stderr?.on("data", (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
