@@ -52,7 +52,7 @@ describe("filesystem handlers on a production server", () => {
   it("are refused with validation-failed at /codeArtifactRef; an oci artifact registers", async () => {
     const tenant = await tenantOn(strict);
     const register = (codeArtifactRef: Record<string, unknown>) =>
-      call("POST", "/v1/tools", { key: tenant.key, baseUrl: strict.baseUrl, body: { ...toolManifest({ codeArtifactRef }), projectId: tenant.projectId } });
+      call("POST", "/v1/tools", { key: tenant.key, baseUrl: strict.baseUrl, body: { ...toolManifest({ codeArtifactRef, spec: undefined }), projectId: tenant.projectId } });
     const refused = expectError(await register(filesystem), 400, "validation-failed");
     expect(refused.details.issues).toEqual([
       {
@@ -68,16 +68,16 @@ describe("filesystem handlers on a production server", () => {
 
   it("are accepted when the server sets KINDGI_ALLOW_FILESYSTEM_HANDLERS=1", async () => {
     const tenant = await tenantOn(allowing);
-    const manifest = toolManifest({ codeArtifactRef: filesystem });
+    const manifest = toolManifest({ codeArtifactRef: filesystem, spec: undefined });
     const created = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...manifest, projectId: tenant.projectId } });
     expect(created.status).toBe(201);
     const read = await call("GET", `/v1/tools/${manifest.id}/versions/1.0.0`, { key: tenant.key, baseUrl: allowing.baseUrl });
     expect(read.body.manifest.codeArtifactRef).toEqual(filesystem);
     // The absolute-path rule holds there too.
-    const relative = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: "./sign.js" } }), projectId: tenant.projectId } });
+    const relative = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: "./sign.js" }, spec: undefined }), projectId: tenant.projectId } });
     expect(expectError(relative, 400, "validation-failed").details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/codeArtifactRef/modulePath"]);
     // So does the rule that the file exists.
-    const missing = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: path.join(handlerFolder, "missing.mjs") } }), projectId: tenant.projectId } });
+    const missing = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: path.join(handlerFolder, "missing.mjs") }, spec: undefined }), projectId: tenant.projectId } });
     expect(expectError(missing, 400, "validation-failed").details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/codeArtifactRef/modulePath"]);
   });
 });
