@@ -5,6 +5,8 @@
  * runner's NODE_ENV=test, where they are accepted, as in development.)
  */
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, toolManifest } from "./helpers/api";
 import { freshPostgresDatabase, newOperatorToken, startServer, type RunningServer } from "./helpers/server";
@@ -31,6 +33,7 @@ afterAll(async () => {
     await database?.drop();
     if (server.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
   }
+  fs.rmSync(handlerFolder, { recursive: true, force: true });
 });
 
 async function tenantOn(server: RunningServer) {
@@ -39,7 +42,10 @@ async function tenantOn(server: RunningServer) {
   return { key: response.body.apiKey.key as string, projectId: response.body.project.id as string };
 }
 
-const filesystem = { kind: "filesystem", modulePath: "/srv/packs/acme/handlers/sign.js" };
+// A handler file that exists: registration requires one where filesystem handlers are accepted.
+const handlerFolder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-fs-handler-"));
+fs.writeFileSync(path.join(handlerFolder, "sign.mjs"), "export default async (input) => ({ signed: true, input });\n");
+const filesystem = { kind: "filesystem", modulePath: path.join(handlerFolder, "sign.mjs") };
 const oci = { kind: "oci", imageRef: "registry.example/acme-tools:1.4.0", modulePath: "/app/dist/sign.js", artifactVersion: "1.4.0" };
 
 describe("filesystem handlers on a production server", () => {
@@ -70,5 +76,8 @@ describe("filesystem handlers on a production server", () => {
     // The absolute-path rule holds there too.
     const relative = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: "./sign.js" }, spec: undefined }), projectId: tenant.projectId } });
     expect(expectError(relative, 400, "validation-failed").details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/codeArtifactRef/modulePath"]);
+    // So does the rule that the file exists.
+    const missing = await call("POST", "/v1/tools", { key: tenant.key, baseUrl: allowing.baseUrl, body: { ...toolManifest({ codeArtifactRef: { kind: "filesystem", modulePath: path.join(handlerFolder, "missing.mjs") }, spec: undefined }), projectId: tenant.projectId } });
+    expect(expectError(missing, 400, "validation-failed").details.issues.map((issue: { path: string }) => issue.path)).toEqual(["/codeArtifactRef/modulePath"]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A tool this server cannot invoke (an MCP tool, a pack handler, a manifest with neither `spec` nor handler) is
+ * A tool this server cannot invoke (an MCP tool, an oci pack handler, a manifest with neither `spec` nor handler) is
  * registered with a warning that says so, agent registration and validation warn about an agent that uses one, and
  * a run that calls it fails with the same reason. A built-in tool's invalid arguments go back to the model.
  */
@@ -24,7 +24,7 @@ describe("POST /v1/tools", () => {
   it("registers a tool this server cannot invoke with a warning at the field concerned", async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [notInvocable.mcp(), "/transport", "MCP tools are not supported yet"],
-      [notInvocable.handler(), "/codeArtifactRef", "pack handlers (codeArtifactRef) are not supported yet"],
+      [notInvocable.handler(), "/codeArtifactRef/kind", '"oci" handler artifacts are not supported by this server'],
       [notInvocable.neither(), "/spec", "it has neither an HTTP `spec` nor a handler"],
     ];
     for (const [manifest, path, reason] of cases) {

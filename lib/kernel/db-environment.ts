@@ -14,6 +14,7 @@ import { instantiateProvider, providersForProject } from "@/lib/services/model-p
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
+import { invokeHandlerTool } from "@/lib/tools/handler/invoke";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
@@ -34,7 +35,7 @@ function parseCached(rowId: string, text: string): unknown {
 async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   const { manifest, scope } = call;
   const invocability = toolInvocability(manifest);
-  if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: "transport-unavailable" } };
+  if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: invocability.failureReason ?? "transport-unavailable" } };
   if (invocability.invoker === "native") {
     return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
   }
@@ -47,6 +48,15 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
     if (result.ok) return { ok: true, output: result.output };
     const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
     return { ok: false, error: { kind, message: result.error.message, ...(kind !== result.error.kind ? { reason: result.error.kind } : {}) } };
+  }
+  if (invocability.invoker === "handler") {
+    const result = await invokeHandlerTool(manifest, call.input, {
+      idempotencyKey: call.idempotencyKey,
+      signal: call.signal,
+      resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
+      log: (line) => call.log?.(line),
+    });
+    return result.ok ? { ok: true, output: result.output } : { ok: false, error: { kind: "tool-error", message: result.error.message, reason: result.error.reason } };
   }
   // An invoker the predicate lists as available without a branch here is a programming error.
   throw new Error(`no invoker for ${invocability.invoker} tools`);

@@ -8,7 +8,7 @@ import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-age
 import type { ModelProvider } from "@/lib/models/provider";
 import type { RouteResult } from "@/lib/models/router";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { Finding, ResolvedToolRef, ToolCallResult, TurnFact } from "@/lib/kernel/types";
+import type { Finding, ResolvedToolRef, ToolCallResult, ToolLogLine, TurnFact } from "@/lib/kernel/types";
 
 /** Where a run lives. */
 export type RunScope = { tenantId: string; projectId: string; conversationId: string | null; runId: string; userId: string };
@@ -36,6 +36,8 @@ export type ToolInvocation = {
   signal: AbortSignal;
   /** The commit's transaction, for native tools whose writes must land with the call's journal entry. */
   tx?: DbTx;
+  /** Lines the tool logs during the call (already redacted): journaled as `tool-logged` with the call's result. */
+  log?: (line: ToolLogLine) => void;
 };
 
 export interface KernelEnvironment {

@@ -137,6 +137,7 @@ export function foldJournal(events: readonly JournalEvent[]): KernelState {
         state.ended = "cancelled";
         break;
       case "run-resumed":
+      case "tool-logged":
       case "guardrail-flagged":
         break;
     }

@@ -30,7 +30,7 @@ import {
   type RunStart,
   type TurnLimits,
 } from "@/lib/kernel/journal";
-import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -412,6 +412,9 @@ function summarizeIssues(issues: { path: string; message: string }[]): string {
   return issues.slice(0, 10).map((issue) => `${issue.path || "/"} ${issue.message}`).join("; ");
 }
 
+/** Log lines journaled per tool call; the rest are counted in one more line. */
+const MAX_LOG_LINES_PER_CALL = 200;
+
 async function executeCall(turn: Turn, call: Prepared): Promise<void> {
   const { ctx, scope } = turn;
   const begin = Date.now();
@@ -430,19 +433,31 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
   const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
   const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
   const { signal, deadline } = stepSignal(turn);
+  // A tool's log lines are journaled with its result, in the same commit (the kernel writes events only in commits).
+  const logs: NewEvent[] = [];
+  let dropped = 0;
+  const log = (line: ToolLogLine) => {
+    if (logs.length < MAX_LOG_LINES_PER_CALL) logs.push({ type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, ...line } });
+    else dropped += 1;
+  };
+  const logged = (): NewEvent[] =>
+    dropped ? [...logs, { type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, level: "warn", message: `${dropped} more log line(s) dropped (at most ${MAX_LOG_LINES_PER_CALL} per call)`, at: new Date().toISOString() } }] : logs;
   const invoke = async (tx?: DbTx) => {
-    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx });
+    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx, log });
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
     return checkOutput(manifest, result);
   };
   if (ctx.env.runsInCommit(manifest)) {
-    await commit(turn, async (tx) => ({ events: [startedEvent, completed(await invoke(tx))], patch: { addToolCalls: 1 } }));
+    await commit(turn, async (tx) => {
+      const result = await invoke(tx);
+      return { events: [startedEvent, ...logged(), completed(result)], patch: { addToolCalls: 1 } };
+    });
     return;
   }
   await commit(turn, { events: [startedEvent] });
   const result = await invoke();
-  await commit(turn, { events: [completed(result)], patch: { addToolCalls: 1 } });
+  await commit(turn, { events: [...logged(), completed(result)], patch: { addToolCalls: 1 } });
 }
 
 /** Every result is checked against the tool's `output` schema; a mismatch is the tool's failure. */

@@ -132,6 +132,11 @@ export type ToolCallStartedData = { callId: string; toolId: string; version: str
 
 export type ToolCallCompletedData = { callId: string; toolId: string; durationMs: number } & ToolCallResult;
 
+/** A line a tool (a pack handler) logged during a call, redacted; journaled just before the call's result. */
+export type ToolLogLine = { level: "debug" | "info" | "warn" | "error"; message: string; at: string };
+
+export type ToolLoggedData = { callId: string; toolId: string } & ToolLogLine;
+
 export type OutputRepairData = { attempt: number; issues: Issue[] };
 
 export type JournalEventData = {
@@ -141,6 +146,7 @@ export type JournalEventData = {
   "invocation-started": InvocationStartedData;
   "model-called": ModelCalledData;
   "tool-call-started": ToolCallStartedData;
+  "tool-logged": ToolLoggedData;
   "tool-call-completed": ToolCallCompletedData;
   "output-repair-requested": OutputRepairData;
   "guardrail-flagged": { findings: Finding[] };

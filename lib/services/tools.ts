@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import semver from "semver";
 import { RawJson } from "@/lib/api/json";
 import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
@@ -88,6 +89,15 @@ export function toolWarnings(manifest: ToolManifest): Issue[] {
   return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
 }
 
+/** Whether a handler file exists at `path` on this server's disk. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Registers a tool manifest (POST /v1/tools): validates it against Tool 1.3.0 and the registry's rules (a
  * production server refuses `filesystem` handlers unless allowed), then stores it exactly as sent, without
@@ -96,7 +106,7 @@ export function toolWarnings(manifest: ToolManifest): Issue[] {
  */
 export async function registerTool(actor: Actor, body: Record<string, unknown>): Promise<{ toolId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...manifest } = body;
-  const result = validateToolManifest(manifest, { allowFilesystemHandlers: filesystemHandlersAllowed() });
+  const result = validateToolManifest(manifest, { allowFilesystemHandlers: filesystemHandlersAllowed(), modulePathExists: isFile });
   const reserved =
     typeof manifest.id === "string" && isBuiltinToolId(manifest.id)
       ? { path: "/id", message: `${JSON.stringify(manifest.id)} is reserved for a built-in tool; choose another id, e.g. "<pack>.${manifest.id}"` }

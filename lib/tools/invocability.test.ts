@@ -13,15 +13,20 @@ describe("toolInvocability", () => {
     expect(toolInvocability({ ...http, transport: "native" })).toEqual({ invocable: true, invoker: "http" });
   });
 
-  it("cannot invoke MCP tools, pack handlers, or a tool with neither spec nor handler, and says why at the field concerned", () => {
-    expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: false, invoker: "mcp", reason: "MCP tools are not supported yet", path: "/transport" });
-    expect(toolInvocability({ ...base, mcpEndpoint: "mcp+http://mcp.example/" })).toMatchObject({ invocable: false, invoker: "mcp" });
-    expect(toolInvocability({ ...base, codeArtifactRef: { kind: "filesystem", modulePath: "/packs/acme/lookup.js" } })).toEqual({
+  it("invokes filesystem pack handlers; an oci artifact is refused with artifact-kind-unsupported", () => {
+    expect(toolInvocability({ ...base, codeArtifactRef: { kind: "filesystem", modulePath: "/packs/acme/lookup.mjs" } })).toEqual({ invocable: true, invoker: "handler" });
+    expect(toolInvocability({ ...base, codeArtifactRef: { kind: "oci", imageRef: "registry.example/acme:1", modulePath: "dist/lookup.js", artifactVersion: "1.0.0" } })).toEqual({
       invocable: false,
       invoker: "handler",
-      reason: "pack handlers (codeArtifactRef) are not supported yet",
-      path: "/codeArtifactRef",
+      reason: '"oci" handler artifacts are not supported by this server (only "filesystem" handlers run)',
+      path: "/codeArtifactRef/kind",
+      failureReason: "artifact-kind-unsupported",
     });
+  });
+
+  it("cannot invoke MCP tools, or a tool with neither spec nor handler, and says why at the field concerned", () => {
+    expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: false, invoker: "mcp", reason: "MCP tools are not supported yet", path: "/transport" });
+    expect(toolInvocability({ ...base, mcpEndpoint: "mcp+http://mcp.example/" })).toMatchObject({ invocable: false, invoker: "mcp" });
     expect(toolInvocability(base)).toEqual({ invocable: false, invoker: "none", reason: expect.stringContaining("neither an HTTP `spec` nor a handler"), path: "/spec" });
     // A registered tool that claims the native transport under an id that is not built in has nothing to run.
     expect(toolInvoker({ ...base, transport: "native" })).toBe("none");

@@ -12,7 +12,7 @@ export type ToolInvoker = "native" | "http" | "mcp" | "handler" | "none";
  * The invokers this server has. A transport added later (an MCP client, a handler sandbox) adds its kind here and
  * its branch in the kernel's `invokeTool`; registration and agent warnings follow from this set.
  */
-const AVAILABLE_INVOKERS: ReadonlySet<ToolInvoker> = new Set<ToolInvoker>(["native", "http"]);
+const AVAILABLE_INVOKERS: ReadonlySet<ToolInvoker> = new Set<ToolInvoker>(["native", "http", "handler"]);
 
 export type ToolInvocability =
   | { invocable: true; invoker: ToolInvoker }
@@ -23,6 +23,8 @@ export type ToolInvocability =
       reason: string;
       /** The manifest field the reason is about (a JSON pointer), for registration warnings. */
       path: string;
+      /** The failure reason a call reports (`transport-unavailable` when absent). */
+      failureReason?: string;
     };
 
 /** The invoker a manifest needs, in the order the kernel tries them. */
@@ -38,13 +40,22 @@ const UNAVAILABLE: Record<ToolInvoker, { reason: string; path: string }> = {
   native: { reason: "it is not a tool built into Kindgi", path: "/transport" },
   http: { reason: "HTTP tools are not available", path: "/spec" },
   mcp: { reason: "MCP tools are not supported yet", path: "/transport" },
-  handler: { reason: "pack handlers (codeArtifactRef) are not supported yet", path: "/codeArtifactRef" },
+  handler: { reason: "pack handlers (codeArtifactRef) are not available", path: "/codeArtifactRef" },
   none: { reason: "it has neither an HTTP `spec` nor a handler, so nothing says how to run it", path: "/spec" },
 };
 
 /** Whether this server can invoke `manifest`, and if not, why. */
 export function toolInvocability(manifest: Pick<ToolManifest, "id" | "transport" | "spec" | "codeArtifactRef" | "mcpEndpoint">): ToolInvocability {
   const invoker = toolInvoker(manifest);
+  if (invoker === "handler" && manifest.codeArtifactRef?.kind !== "filesystem") {
+    return {
+      invocable: false,
+      invoker,
+      reason: `"${manifest.codeArtifactRef?.kind}" handler artifacts are not supported by this server (only "filesystem" handlers run)`,
+      path: "/codeArtifactRef/kind",
+      failureReason: "artifact-kind-unsupported",
+    };
+  }
   if (AVAILABLE_INVOKERS.has(invoker)) return { invocable: true, invoker };
   return { invocable: false, invoker, ...UNAVAILABLE[invoker] };
 }

@@ -20,6 +20,11 @@ export type ManifestValidationOptions = {
    * is accepted. Default true; a production server passes {@link filesystemHandlersAllowed}.
    */
   allowFilesystemHandlers?: boolean;
+  /**
+   * Whether a file exists at an absolute path: when given, a `filesystem` handler's `modulePath` must name an
+   * existing file (checked only where filesystem handlers are accepted). The registry passes a check of its disk.
+   */
+  modulePathExists?: (path: string) => boolean;
 };
 
 /**
@@ -78,7 +83,13 @@ export function validateToolManifest(manifest: unknown, options: ManifestValidat
   );
   const schemaIssues = manifestSchemaValidator(manifest) ? [] : issuesFromAjvErrors(manifestSchemaValidator.errors ?? [], PATTERN_MESSAGES);
   const failedPaths = new Set(schemaIssues.map((issue) => issue.path));
-  const serverRules = options.allowFilesystemHandlers === false ? [filesystemHandlerIssues] : [];
+  const modulePathExists = options.modulePathExists;
+  const serverRules =
+    options.allowFilesystemHandlers === false
+      ? [filesystemHandlerIssues]
+      : modulePathExists
+        ? [(candidate: Manifest) => missingModuleIssues(candidate, modulePathExists)]
+        : [];
   const ruleIssues = isObject(manifest) ? [...RULES, ...serverRules].flatMap((rule) => rule(manifest)) : [];
   const issues = uniqueIssues([...schemaIssues, ...ruleIssues.filter((issue) => !failedPaths.has(issue.path))]);
   return issues.length === 0 ? { ok: true, manifest: manifest as ToolManifest } : { ok: false, issues };
@@ -229,6 +240,13 @@ function modulePathIssues(manifest: Manifest): Issue[] {
   return isAbsolutePath(ref.modulePath)
     ? []
     : [{ path: "/codeArtifactRef/modulePath", message: `must be an absolute path to the handler file (such as /srv/packs/acme/handler.js), not ${JSON.stringify(ref.modulePath)}` }];
+}
+
+/** A `filesystem` handler's `modulePath` names a file that exists on the server's host. */
+function missingModuleIssues(manifest: Manifest, exists: (path: string) => boolean): Issue[] {
+  const ref = manifest.codeArtifactRef;
+  if (!isObject(ref) || ref.kind !== "filesystem" || typeof ref.modulePath !== "string" || !isAbsolutePath(ref.modulePath)) return [];
+  return exists(ref.modulePath) ? [] : [{ path: "/codeArtifactRef/modulePath", message: `no handler file exists at ${JSON.stringify(ref.modulePath)} on this server` }];
 }
 
 /** Refused on a production server unless it allows filesystem handlers ({@link filesystemHandlersAllowed}). */

@@ -73,7 +73,7 @@ const eventSchema = {
   required: ["seq", "type", "data", "createdAt"],
   properties: {
     seq: { type: "integer", minimum: 1 },
-    type: { enum: ["run-created", "run-resumed", "turn-started", "invocation-started", "model-called", "tool-call-started", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
+    type: { enum: ["run-created", "run-resumed", "turn-started", "invocation-started", "model-called", "tool-call-started", "tool-logged", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
     data: { type: "object", additionalProperties: true },
     createdAt: dateTime,
   },

@@ -1,0 +1,82 @@
+/**
+ * Tool-call latency at the invoker, warm: a native tool (`current-time`) beside a pack handler at each sandbox level
+ * (`none` in process, `context-isolated` in a worker thread, `strict` in a child process under Node's permission
+ * model), in one run, one call at a time. No HTTP, no database, no journal: the figures are what the transport adds
+ * to a tool call, not a turn. The handler is tests/fixtures/handlers/echo.mjs (resolves a secret, logs two lines,
+ * answers an object), copied to a temporary folder as the tests do.
+ *
+ * Run: `npx tsx bench/handler-latency.ts`. Environment: BENCH_HANDLER_CALLS (300), BENCH_HANDLER_WARMUP (20).
+ * Output: an aligned table (p50, p99, mean in ms, calls/s), then one JSON line with every figure. Exit code 1 when
+ * a measured call failed.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { percentile } from "./common";
+import { root } from "../tests/helpers/server";
+import { getBuiltinTool, invokeNativeTool } from "../lib/tools/native";
+import { invokeHandlerTool } from "../lib/tools/handler/invoke";
+import type { ToolManifest } from "../lib/tools/manifest-schema";
+
+const calls = Number(process.env.BENCH_HANDLER_CALLS ?? 300);
+const warmup = Number(process.env.BENCH_HANDLER_WARMUP ?? 20);
+
+type Row = { row: string; calls: number; failures: number; p50Ms: number; p99Ms: number; meanMs: number; callsPerSecond: number };
+
+async function measure(row: string, once: () => Promise<boolean>): Promise<Row> {
+  for (let index = 0; index < warmup; index += 1) await once();
+  const latencies: number[] = [];
+  let failures = 0;
+  const begin = performance.now();
+  for (let index = 0; index < calls; index += 1) {
+    const start = performance.now();
+    if (!(await once())) failures += 1;
+    latencies.push(performance.now() - start);
+  }
+  const wall = performance.now() - begin;
+  latencies.sort((a, b) => a - b);
+  const round = (value: number) => Math.round(value * 1000) / 1000;
+  return { row, calls, failures, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanMs: round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length), callsPerSecond: Math.round((calls / wall) * 1000) };
+}
+
+async function main() {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-handlers-"));
+  fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
+  try {
+    const native = getBuiltinTool("current-time") as ToolManifest;
+    const context = { tenantId: "bench", projectId: "bench", conversationId: null, runId: "run_bench", userId: "bench", now: () => new Date() };
+    const rows: Row[] = [await measure("native current-time", async () => (await invokeNativeTool(native, { timezone: "UTC" }, context)).ok)];
+    for (const sandbox of ["none", "context-isolated", "strict"] as const) {
+      const manifest: ToolManifest = {
+        id: "bench.echo",
+        version: "1.0.0",
+        description: "echo",
+        input: { type: "object" },
+        output: { type: "object" },
+        sandbox,
+        limits: { memMB: 64, cpuMs: 5000 },
+        codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "echo.mjs") },
+        needsSpec: { secrets: { API_TOKEN: { name: "bench-token" } }, env: { REGION: { value: "eu-west" } } },
+      };
+      let sequence = 0;
+      rows.push(
+        await measure(`handler ${sandbox}`, async () => {
+          const result = await invokeHandlerTool(manifest, { text: "bench" }, { idempotencyKey: `run_bench:${++sequence}`, signal: new AbortController().signal, resolveSecret: async () => "bench-secret-value", log: () => {} });
+          return result.ok;
+        }),
+      );
+    }
+    const pad = (text: string, width: number) => text.padEnd(width);
+    console.log(`${pad("row", 26)}${pad("calls", 8)}${pad("fail", 6)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("mean ms", 10)}calls/s`);
+    for (const row of rows) console.log(`${pad(row.row, 26)}${pad(String(row.calls), 8)}${pad(String(row.failures), 6)}${pad(row.p50Ms.toFixed(3), 10)}${pad(row.p99Ms.toFixed(3), 10)}${pad(row.meanMs.toFixed(3), 10)}${row.callsPerSecond}`);
+    console.log(JSON.stringify({ bench: "handler-latency", node: process.version, cpus: os.cpus().length, warmup, rows }));
+    process.exitCode = rows.some((row) => row.failures > 0) ? 1 : 0;
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+  // Warm workers and children would keep the process alive.
+  process.exit(process.exitCode ?? 0);
+}
+
+void main();

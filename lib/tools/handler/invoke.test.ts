@@ -1,0 +1,112 @@
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import type { HandlerLogLine } from "@/lib/tools/handler/context";
+import { invokeHandlerTool } from "@/lib/tools/handler/invoke";
+
+const folder = mkdtempSync(join(tmpdir(), "handler-unit-"));
+cpSync(resolve(__dirname, "../../../tests/fixtures/handlers"), folder, { recursive: true });
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+const SECRET = "s3cr3t-value-9f8e7d";
+
+function manifest(file: string, sandbox: ToolManifest["sandbox"], extra: Partial<ToolManifest> = {}): ToolManifest {
+  return {
+    id: "acme.test",
+    version: "1.0.0",
+    description: "test",
+    input: { type: "object" },
+    output: { type: "object" },
+    sandbox,
+    codeArtifactRef: { kind: "filesystem", modulePath: join(folder, file) },
+    needsSpec: { secrets: { API_TOKEN: { name: "acme-token" } }, env: { REGION: { value: "eu-west" } }, config: { greeting: { default: "hello" } } },
+    ...extra,
+  };
+}
+
+function call(m: ToolManifest, input: unknown, signal = new AbortController().signal) {
+  const logs: HandlerLogLine[] = [];
+  const resolved: string[] = [];
+  const result = invokeHandlerTool(m, input, {
+    idempotencyKey: "run_1:0.0",
+    signal,
+    resolveSecret: async (name) => {
+      resolved.push(name);
+      return SECRET;
+    },
+    log: (line) => logs.push(line),
+  });
+  return result.then((outcome) => ({ outcome, logs, resolved }));
+}
+
+describe.each(["none", "context-isolated", "strict"] as const)("sandbox %s", (sandbox) => {
+  it("runs the default export with the context; secrets are redacted from logs and the result", async () => {
+    const { outcome, logs, resolved } = await call(manifest("echo.mjs", sandbox), { text: "hi" });
+    expect(outcome).toEqual({ ok: true, output: { echo: "hi", region: "eu-west", greeting: "hello", key: "run_1:0.0", tokenLength: SECRET.length, leaked: "token=[redacted]" } });
+    expect(resolved).toEqual(["acme-token"]);
+    expect(logs.map((line) => [line.level, line.message])).toEqual([
+      ["info", 'calling with token [redacted] {"region":"eu-west"}'],
+      ["warn", "second line"],
+    ]);
+    expect(JSON.stringify(logs)).not.toContain(SECRET);
+  });
+});
+
+describe.each(["context-isolated", "strict"] as const)("limits under %s", (sandbox) => {
+  it("a memory hog fails with handler-memory-exceeded, and the next call succeeds", async () => {
+    const { outcome } = await call(manifest("hog.mjs", sandbox, { limits: { memMB: 32, cpuMs: 20_000 } }), {});
+    expect(outcome).toMatchObject({ ok: false, error: { kind: "tool-error", reason: "handler-memory-exceeded" } });
+    const again = await call(manifest("echo.mjs", sandbox, { limits: { memMB: 32, cpuMs: 20_000 } }), { text: "after" });
+    expect(again.outcome).toMatchObject({ ok: true, output: { echo: "after" } });
+  });
+
+  it("an endless loop fails with handler-cpu-exceeded near its cpuMs", async () => {
+    const begin = Date.now();
+    const { outcome } = await call(manifest("spin.mjs", sandbox, { limits: { memMB: 64, cpuMs: 300 } }), {});
+    expect(outcome).toMatchObject({ ok: false, error: { reason: "handler-cpu-exceeded", message: expect.stringContaining("300 ms") } });
+    expect(Date.now() - begin).toBeLessThan(5_000);
+  });
+
+  it("a cancelled call stops its sandbox", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const { outcome } = await call(manifest("spin.mjs", sandbox), {}, controller.signal);
+    expect(outcome).toMatchObject({ ok: false, error: { reason: "handler-cancelled" } });
+  });
+});
+
+describe("strict permissions", () => {
+  it("refuses a write outside the temporary folder, a child process and a read outside the handler's folder", async () => {
+    const target = join(tmpdir(), `escaped-${process.pid}.txt`);
+    const write = await call(manifest("escape.mjs", "strict"), { action: "write", path: target });
+    expect(write.outcome).toMatchObject({ ok: false, error: { reason: "handler-permission-denied" } });
+    expect(existsSync(target)).toBe(false);
+    const spawn = await call(manifest("escape.mjs", "strict"), { action: "spawn" });
+    expect(spawn.outcome).toMatchObject({ ok: false, error: { reason: "handler-permission-denied" } });
+    const read = await call(manifest("escape.mjs", "strict"), { action: "read", path: "/etc/hostname" });
+    expect(read.outcome).toMatchObject({ ok: false, error: { reason: "handler-permission-denied" } });
+    const scratch = await call(manifest("escape.mjs", "strict"), { action: "tmp" });
+    expect(scratch.outcome).toEqual({ ok: true, output: { text: "scratch" } });
+  });
+
+  it("the same handler under context-isolated is not confined (documented)", async () => {
+    const read = await call(manifest("escape.mjs", "context-isolated"), { action: "read", path: __filename });
+    expect(read.outcome).toMatchObject({ ok: true });
+  });
+});
+
+describe("artifacts and network", () => {
+  it("oci artifacts are refused at call time", async () => {
+    const { outcome } = await call({ ...manifest("echo.mjs", "strict"), codeArtifactRef: { kind: "oci", imageRef: "ghcr.io/acme/tools:1", modulePath: "/handler.mjs", artifactVersion: "1" } }, {});
+    expect(outcome).toMatchObject({ ok: false, error: { reason: "artifact-kind-unsupported" } });
+  });
+
+  it.each(["none", "strict"] as const)("context.fetch applies the network policy (%s)", async (sandbox) => {
+    const { outcome } = await call(manifest("fetcher.mjs", sandbox, { network: { kind: "none" } }), { url: "http://example.com/" });
+    expect(outcome).toMatchObject({ ok: false, error: { reason: "network-denied" } });
+    const loopback = await call(manifest("fetcher.mjs", sandbox), { url: "http://127.0.0.1:9/" });
+    expect(loopback.outcome).toMatchObject({ ok: false, error: { reason: "network-denied" } });
+  });
+});

@@ -1,0 +1,504 @@
+/**
+ * Runs a pack handler (`codeArtifactRef.kind = "filesystem"`): the module's default export, called with the
+ * input and a {@link HandlerContext}, at the tool's `sandbox` level:
+ * - `none`: in the server's own process and thread (no isolation, no limits);
+ * - `context-isolated`: in a worker thread with an empty `process.env`; `limits.memMB` caps its V8 heap
+ *   (`resourceLimits`), `limits.cpuMs` its busy time (event-loop utilization, measured from the server);
+ * - `strict`: in a child process under Node's permission model (reads only the handler's folder, writes only its
+ *   own temporary folder, no child processes, no workers, no native addons), with an empty environment;
+ *   `limits.memMB` is its `--max-old-space-size`, `limits.cpuMs` its CPU time (user + system, from /proc).
+ * A sandbox runs one call at a time and is kept warm for the next; one that exceeded a limit, crashed or was
+ * cancelled is stopped and replaced. Never throws: a failure is a result with a reason (HandlerFailureReason).
+ * Every value `resolveSecret` returned is redacted from logs, the result and error messages.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import type { HandlerContext, HandlerFailureReason, HandlerLogLine } from "@/lib/tools/handler/context";
+import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
+import { childSource, workerSource } from "@/lib/tools/handler/sandbox-runner";
+
+export type HandlerInvokeContext = {
+  idempotencyKey: string;
+  signal: AbortSignal;
+  /** The stored secret of this name (the tenant's). */
+  resolveSecret(name: string): Promise<string>;
+  /** Receives each log line, already redacted. */
+  log(line: HandlerLogLine): void;
+};
+
+export type HandlerInvokeResult =
+  | { ok: true; output: unknown }
+  | { ok: false; error: { kind: "tool-error"; reason: HandlerFailureReason; message: string } };
+
+type Failure = { ok: false; error: { kind: "tool-error"; reason: HandlerFailureReason; message: string } };
+
+const fail = (reason: HandlerFailureReason, message: string): Failure => ({ ok: false, error: { kind: "tool-error", reason, message } });
+
+/** How long a cancelled call may take to stop on its own before its sandbox is stopped. */
+const ABORT_GRACE_MS = 250;
+/** How often a running call's CPU time is measured. */
+const CPU_POLL_MS = 10;
+/** Warm sandboxes kept per handler, sandbox level and limits. */
+const MAX_IDLE = 2;
+const STDERR_TAIL = 4096;
+const REDACTED = "[redacted]";
+
+export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, context: HandlerInvokeContext): Promise<HandlerInvokeResult> {
+  const ref = manifest.codeArtifactRef;
+  if (!ref) return fail("handler-load-failed", `tool ${manifest.id}@${manifest.version} has no codeArtifactRef`);
+  if (ref.kind !== "filesystem") {
+    return fail("artifact-kind-unsupported", `"${ref.kind}" handler artifacts are not supported by this server; only "filesystem" handlers run`);
+  }
+  const secrets: string[] = [];
+  const redact = (text: string) => redactText(text, secrets);
+  const host: CallHost = {
+    declaredSecrets: manifest.needsSpec?.secrets ?? {},
+    policy: manifest.network,
+    context,
+    secrets,
+    redact,
+  };
+  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest) };
+  if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
+  const sandbox = manifest.sandbox ?? "none";
+  const result = sandbox === "none" ? await runInProcess(ref.modulePath, input, data, host) : await runInSandbox(sandbox, manifest, ref.modulePath, input, data, host);
+  if (result.ok) return { ok: true, output: redactDeep(result.output, secrets) };
+  return { ok: false, error: { ...result.error, message: redact(result.error.message) } };
+}
+
+// ---- what every level shares ----
+
+type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown> };
+
+type CallHost = {
+  declaredSecrets: Record<string, Record<string, unknown>>;
+  policy: ToolManifest["network"];
+  context: HandlerInvokeContext;
+  secrets: string[];
+  redact(text: string): string;
+};
+
+function envOf(manifest: ToolManifest): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, entry] of Object.entries(manifest.needsSpec?.env ?? {})) {
+    const value = entry.value ?? entry.default;
+    if (value !== undefined && value !== null) env[name] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return env;
+}
+
+function configOf(manifest: ToolManifest): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(manifest.needsSpec?.config ?? {})) {
+    const value = entry.value ?? entry.default;
+    if (value !== undefined) config[name] = value;
+  }
+  return config;
+}
+
+async function resolveDeclaredSecret(host: CallHost, name: string): Promise<string> {
+  const entry = Object.hasOwn(host.declaredSecrets, name) ? host.declaredSecrets[name] : undefined;
+  if (!entry) throw Object.assign(new Error(`secret "${name}" is not declared in the tool's needsSpec.secrets`), { code: "secret-not-declared" });
+  const stored = typeof entry.name === "string" && entry.name ? entry.name : name;
+  const value = await host.context.resolveSecret(stored);
+  if (value && !host.secrets.includes(value)) host.secrets.push(value);
+  return value;
+}
+
+function writeLog(host: CallHost, level: string, message: string): void {
+  const known = level === "debug" || level === "warn" || level === "error" ? level : "info";
+  host.context.log({ level: known, message: host.redact(String(message)).slice(0, 8192), at: new Date().toISOString() });
+}
+
+function redactText(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) if (secret) redacted = redacted.split(secret).join(REDACTED);
+  return redacted;
+}
+
+function redactDeep(value: unknown, secrets: readonly string[]): unknown {
+  if (!secrets.length) return value;
+  if (typeof value === "string") return redactText(value, secrets);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secrets));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactText(key, secrets), redactDeep(item, secrets)]));
+  return value;
+}
+
+/** A failure the handler threw, by its `code`. */
+function thrownFailure(error: { message: string; code?: string }): Failure {
+  const reason: HandlerFailureReason =
+    error.code === "ERR_ACCESS_DENIED"
+      ? "handler-permission-denied"
+      : error.code === "network-denied" || error.code === "host-unresolvable"
+        ? error.code
+        : "handler-error";
+  const prefix = reason === "handler-permission-denied" ? "the sandbox refused an operation the handler tried" : "the handler failed";
+  return fail(reason, `${prefix}: ${error.message}`);
+}
+
+function errorOf(error: unknown): { message: string; code?: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error && typeof error === "object" && typeof (error as { code?: unknown }).code === "string" ? (error as { code: string }).code : undefined;
+  return code ? { message, code } : { message };
+}
+
+// ---- none: in process ----
+
+const modules = new Map<string, Promise<(input: unknown, context: HandlerContext) => unknown>>();
+
+function loadInProcess(modulePath: string) {
+  let loaded = modules.get(modulePath);
+  if (!loaded) {
+    loaded = import(/* webpackIgnore: true */ /* turbopackIgnore: true */ pathToFileURL(modulePath).href).then((module: { default?: unknown }) => {
+      if (typeof module.default !== "function") throw new Error("the module has no default export function (export default async function (input, context) { … })");
+      return module.default as (input: unknown, context: HandlerContext) => unknown;
+    });
+    loaded.catch(() => modules.delete(modulePath));
+    modules.set(modulePath, loaded);
+  }
+  return loaded;
+}
+
+async function runInProcess(modulePath: string, input: unknown, data: CallData, host: CallHost): Promise<HandlerInvokeResult> {
+  let handler: (input: unknown, context: HandlerContext) => unknown;
+  try {
+    handler = await loadInProcess(modulePath);
+  } catch (error) {
+    return fail("handler-load-failed", `the handler module could not be loaded: ${errorOf(error).message}`);
+  }
+  const log = Object.assign((message: string, fields?: Record<string, unknown>) => writeLog(host, "info", formatLine(message, fields)), {
+    debug: (message: string, fields?: Record<string, unknown>) => writeLog(host, "debug", formatLine(message, fields)),
+    info: (message: string, fields?: Record<string, unknown>) => writeLog(host, "info", formatLine(message, fields)),
+    warn: (message: string, fields?: Record<string, unknown>) => writeLog(host, "warn", formatLine(message, fields)),
+    error: (message: string, fields?: Record<string, unknown>) => writeLog(host, "error", formatLine(message, fields)),
+  });
+  const context: HandlerContext = Object.freeze({
+    idempotencyKey: data.idempotencyKey,
+    signal: host.context.signal,
+    env: Object.freeze({ ...data.env }),
+    config: Object.freeze({ ...data.config }),
+    resolveSecret: (name: string) => resolveDeclaredSecret(host, String(name)),
+    fetch: async (url: string | URL, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+      const answer = await policyFetch(fetchRequest(String(url), init), host.policy, host.context.signal);
+      return toResponse(answer);
+    },
+    log,
+    connections: Object.freeze({}),
+    pause: (): never => {
+      throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" });
+    },
+  });
+  try {
+    const output = await handler(input, context);
+    return { ok: true, output: output === undefined ? null : JSON.parse(JSON.stringify(output)) };
+  } catch (error) {
+    if (host.context.signal.aborted) return fail("handler-cancelled", "the call was cancelled");
+    return thrownFailure(errorOf(error));
+  }
+}
+
+function formatLine(message: unknown, fields?: Record<string, unknown>): string {
+  let text = typeof message === "string" ? message : safeJson(message);
+  if (fields !== undefined) text += ` ${safeJson(fields)}`;
+  return text;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function fetchRequest(url: string, init: { method?: string; headers?: Record<string, string>; body?: string }): FetchRequest {
+  const headers: Record<string, string> = {};
+  new Headers(init.headers ?? {}).forEach((value, key) => {
+    headers[key] = value;
+  });
+  return { url, method: init.method ?? "GET", headers, ...(init.body === undefined || init.body === null ? {} : { body: String(init.body) }) };
+}
+
+function toResponse(answer: { status: number; headers: Record<string, string>; body: string }): Response {
+  const empty = answer.status === 204 || answer.status === 304 || answer.status < 200;
+  return new Response(empty ? null : answer.body, { status: answer.status, headers: answer.headers });
+}
+
+// ---- context-isolated and strict: a sandbox per call at a time ----
+
+type SandboxMessage =
+  | { t: "ready" }
+  | { t: "load-failed"; message: string }
+  | { t: "result"; id: number; ok: true; output: unknown }
+  | { t: "result"; id: number; ok: false; error: { message: string; code?: string } }
+  | { t: "log"; id: number; level: string; message: string }
+  | { t: "secret"; id: number; rid: number; name: string }
+  | ({ t: "fetch"; id: number; rid: number } & FetchRequest);
+
+type Exit = { memory: boolean; description: string };
+
+type Level = "context-isolated" | "strict";
+
+type Limits = { memMB?: number; cpuMs?: number };
+
+/** One worker or child process running one handler module. */
+abstract class Sandbox {
+  onMessage: (message: SandboxMessage) => void = () => {};
+  onExit: (exit: Exit) => void = () => {};
+  exited: Exit | null = null;
+  readonly ready: Promise<void>;
+  protected markReady!: () => void;
+  protected markFailed!: (error: Error) => void;
+
+  constructor() {
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.markReady = resolve;
+      this.markFailed = reject;
+    });
+    this.ready.catch(() => {});
+  }
+
+  protected received(message: SandboxMessage): void {
+    if (message.t === "ready") this.markReady();
+    else if (message.t === "load-failed") this.markFailed(new Error(message.message));
+    else this.onMessage(message);
+  }
+
+  protected ended(exit: Exit): void {
+    if (this.exited) return;
+    this.exited = exit;
+    live.delete(this);
+    this.markFailed(new Error(`the sandbox ended before the handler loaded (${exit.description})`));
+    this.onExit(exit);
+  }
+
+  abstract post(message: unknown): void;
+  /** Busy (CPU) milliseconds since the sandbox started. */
+  abstract cpuMs(): number;
+  abstract stop(): void;
+}
+
+class WorkerSandbox extends Sandbox {
+  private readonly worker: Worker;
+  private memory = false;
+
+  constructor(modulePath: string, limits: Limits) {
+    super();
+    const source = workerSource(pathToFileURL(modulePath).href);
+    this.worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), {
+      env: {},
+      stdout: true,
+      stderr: true,
+      ...(limits.memMB ? { resourceLimits: { maxOldGenerationSizeMb: limits.memMB, maxYoungGenerationSizeMb: Math.max(1, Math.min(16, Math.ceil(limits.memMB / 8))) } } : {}),
+    });
+    this.worker.stdout.resume();
+    this.worker.stderr.resume();
+    this.worker.on("message", (message: SandboxMessage) => this.received(message));
+    this.worker.on("error", (error: Error & { code?: string }) => {
+      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") this.memory = true;
+    });
+    this.worker.on("exit", (code) => this.ended({ memory: this.memory, description: this.memory ? "out of memory" : `exit code ${code}` }));
+  }
+
+  post(message: unknown): void {
+    this.worker.postMessage(message);
+  }
+
+  cpuMs(): number {
+    try {
+      return this.worker.performance.eventLoopUtilization().active;
+    } catch {
+      return 0;
+    }
+  }
+
+  stop(): void {
+    void this.worker.terminate();
+  }
+}
+
+const CLOCK_TICK_MS = 10;
+
+class ChildSandbox extends Sandbox {
+  private readonly child: ChildProcess;
+  private readonly tmp: string;
+  private stderr = "";
+  private readonly startedAt = Date.now();
+
+  constructor(modulePath: string, limits: Limits) {
+    super();
+    this.tmp = mkdtempSync(join(tmpdir(), "kindgi-handler-"));
+    const folder = dirname(modulePath);
+    const args = [
+      "--experimental-permission",
+      `--allow-fs-read=${folder}/*`,
+      `--allow-fs-read=${this.tmp}/*`,
+      `--allow-fs-write=${this.tmp}/*`,
+      "--no-warnings",
+      ...(limits.memMB ? [`--max-old-space-size=${limits.memMB}`, `--max-semi-space-size=${Math.max(1, Math.min(16, Math.ceil(limits.memMB / 16)))}`] : []),
+      "--input-type=module",
+      "-e",
+      childSource(pathToFileURL(modulePath).href),
+    ];
+    this.child = spawn(process.execPath, args, { cwd: this.tmp, env: { TMPDIR: this.tmp, HOME: this.tmp } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+    this.child.stderr?.setEncoding("utf8");
+    this.child.stderr?.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
+    });
+    this.child.on("message", (message: SandboxMessage) => this.received(message));
+    this.child.on("error", () => this.ended({ memory: false, description: "could not start" }));
+    this.child.on("exit", (code, signal) => {
+      const memory = /heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderr);
+      rmSync(this.tmp, { recursive: true, force: true });
+      this.ended({ memory, description: memory ? "out of memory" : signal ? `signal ${signal}` : `exit code ${code}` });
+    });
+  }
+
+  post(message: unknown): void {
+    if (this.child.connected) this.child.send(message as never);
+  }
+
+  cpuMs(): number {
+    const pid = this.child.pid;
+    if (pid === undefined) return 0;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // Fields 14 and 15 of the stat line (utime, stime), counted from the state field (3).
+      return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+    } catch {
+      // No /proc (not Linux): wall-clock time bounds CPU time from above.
+      return Date.now() - this.startedAt;
+    }
+  }
+
+  stop(): void {
+    this.child.kill("SIGKILL");
+  }
+}
+
+const pools = new Map<string, Sandbox[]>();
+const live = new Set<Sandbox>();
+let exitHook = false;
+
+function create(level: Level, modulePath: string, limits: Limits): Sandbox {
+  if (!exitHook) {
+    exitHook = true;
+    process.once("exit", () => {
+      for (const sandbox of live) sandbox.stop();
+    });
+  }
+  const sandbox = level === "strict" ? new ChildSandbox(modulePath, limits) : new WorkerSandbox(modulePath, limits);
+  live.add(sandbox);
+  return sandbox;
+}
+
+function acquire(key: string, level: Level, modulePath: string, limits: Limits): Sandbox {
+  const idle = pools.get(key) ?? [];
+  while (idle.length) {
+    const sandbox = idle.pop() as Sandbox;
+    if (!sandbox.exited) return sandbox;
+  }
+  return create(level, modulePath, limits);
+}
+
+function release(key: string, sandbox: Sandbox): void {
+  if (sandbox.exited) return;
+  const idle = pools.get(key) ?? [];
+  pools.set(key, idle);
+  if (idle.length >= MAX_IDLE) sandbox.stop();
+  else idle.push(sandbox);
+}
+
+/** A stopped sandbox is replaced by a fresh one, warm for the next call. */
+function replace(key: string, level: Level, modulePath: string, limits: Limits): void {
+  const idle = pools.get(key) ?? [];
+  pools.set(key, idle);
+  if (idle.some((sandbox) => !sandbox.exited)) return;
+  const fresh = create(level, modulePath, limits);
+  fresh.ready.then(() => release(key, fresh), () => fresh.stop());
+}
+
+let callSeq = 0;
+
+async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: string, input: unknown, data: CallData, host: CallHost): Promise<HandlerInvokeResult> {
+  const limits: Limits = { memMB: manifest.limits?.memMB, cpuMs: manifest.limits?.cpuMs };
+  const key = JSON.stringify([level, modulePath, limits.memMB ?? null, limits.cpuMs ?? null]);
+  const sandbox = acquire(key, level, modulePath, limits);
+  try {
+    await sandbox.ready;
+  } catch (error) {
+    sandbox.stop();
+    if (sandbox.exited?.memory) return fail("handler-memory-exceeded", `the handler used more than ${limits.memMB} MB of memory while loading and was stopped`);
+    return fail("handler-load-failed", `the handler module could not be loaded: ${errorOf(error).message}`);
+  }
+  const id = ++callSeq;
+  const outcome = await new Promise<{ result: HandlerInvokeResult; keep: boolean }>((resolve) => {
+    let settled = false;
+    const cpuStart = sandbox.cpuMs();
+    const finish = (result: HandlerInvokeResult, keep: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      if (grace) clearTimeout(grace);
+      host.context.signal.removeEventListener("abort", onAbort);
+      sandbox.onMessage = () => {};
+      sandbox.onExit = () => {};
+      resolve({ result, keep });
+    };
+    const poll = setInterval(() => {
+      if (limits.cpuMs && sandbox.cpuMs() - cpuStart > limits.cpuMs) {
+        sandbox.stop();
+        finish(fail("handler-cpu-exceeded", `the handler used more than ${limits.cpuMs} ms of CPU time and was stopped`), false);
+      }
+    }, CPU_POLL_MS);
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      sandbox.post({ t: "abort", id });
+      grace = setTimeout(() => {
+        sandbox.stop();
+        finish(fail("handler-cancelled", "the call was cancelled and the handler did not stop in time"), false);
+      }, ABORT_GRACE_MS);
+    };
+    if (host.context.signal.aborted) onAbort();
+    else host.context.signal.addEventListener("abort", onAbort, { once: true });
+    const previousExit = sandbox.onExit;
+    sandbox.onExit = (exit) => {
+      previousExit(exit);
+      finish(
+        exit.memory
+          ? fail("handler-memory-exceeded", `the handler used more than ${limits.memMB} MB of memory and was stopped`)
+          : fail("handler-crashed", `the handler's sandbox ended during the call (${exit.description})`),
+        false,
+      );
+    };
+    const reply = (rid: number, work: Promise<unknown>) => {
+      work.then(
+        (value) => !settled && sandbox.post({ t: "reply", rid, ok: true, value }),
+        (error: unknown) => !settled && sandbox.post({ t: "reply", rid, ok: false, error: errorOf(error) }),
+      );
+    };
+    sandbox.onMessage = (message) => {
+      if (!("id" in message) || message.id !== id) return;
+      if (message.t === "log") writeLog(host, message.level, message.message);
+      else if (message.t === "secret") reply(message.rid, resolveDeclaredSecret(host, message.name));
+      else if (message.t === "fetch") reply(message.rid, policyFetch({ url: message.url, method: message.method, headers: message.headers, body: message.body }, host.policy, host.context.signal));
+      else if (message.t === "result") {
+        if (host.context.signal.aborted) finish(fail("handler-cancelled", "the call was cancelled"), true);
+        else finish(message.ok ? { ok: true, output: message.output } : thrownFailure(message.error), true);
+      }
+    };
+    sandbox.post({ t: "call", id, input, ctx: data });
+  });
+  if (outcome.keep) release(key, sandbox);
+  else {
+    sandbox.stop();
+    replace(key, level, modulePath, limits);
+  }
+  return outcome.result;
+}

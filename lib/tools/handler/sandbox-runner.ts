@@ -1,0 +1,107 @@
+/**
+ * The code that runs inside a worker thread (`context-isolated`) or a child process (`strict`): it imports the
+ * handler once, then runs one call at a time, its context members forwarded to the server as messages. Passed as
+ * source text (`eval` / `-e`), so that no separate file has to be bundled or be readable by the sandbox.
+ *
+ * Messages: server → sandbox `{t:"call", id, input, ctx}`, `{t:"reply", rid, ok, value | error}`, `{t:"abort", id}`;
+ * sandbox → server `{t:"ready"}`, `{t:"load-failed", message}`, `{t:"result", id, ok, output | error}`,
+ * `{t:"log", id, level, message}`, `{t:"secret", rid, id, name}`, `{t:"fetch", rid, id, url, method, headers, body}`.
+ */
+const RUNNER_BODY = String.raw`
+const modulePath = MODULE_PATH;
+let handler;
+let nextRid = 0;
+const pending = new Map();
+const controllers = new Map();
+function request(message) {
+  return new Promise((resolve, reject) => {
+    const rid = ++nextRid;
+    pending.set(rid, { resolve, reject });
+    send({ ...message, rid });
+  });
+}
+function fmt(message, fields) {
+  let text = typeof message === "string" ? message : (() => { try { return JSON.stringify(message); } catch { return String(message); } })();
+  if (fields !== undefined) { try { text += " " + JSON.stringify(fields); } catch { text += " [unserializable fields]"; } }
+  return text;
+}
+function errorOf(error) {
+  const message = error && typeof error.message === "string" ? error.message : String(error);
+  const code = error && typeof error.code === "string" ? error.code : undefined;
+  return code ? { message, code } : { message };
+}
+function makeContext(id, data, signal) {
+  const log = (message, fields) => send({ t: "log", id, level: "info", message: fmt(message, fields) });
+  for (const level of ["debug", "info", "warn", "error"]) log[level] = (message, fields) => send({ t: "log", id, level, message: fmt(message, fields) });
+  return Object.freeze({
+    idempotencyKey: data.idempotencyKey,
+    signal,
+    env: Object.freeze({ ...data.env }),
+    config: Object.freeze({ ...data.config }),
+    resolveSecret: (name) => request({ t: "secret", id, name: String(name) }),
+    fetch: async (url, init = {}) => {
+      const headers = {};
+      new Headers(init.headers ?? {}).forEach((value, key) => { headers[key] = value; });
+      const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+      const answer = await request({ t: "fetch", id, url: String(url), method: init.method ?? "GET", headers, body });
+      const empty = answer.status === 204 || answer.status === 304 || answer.status < 200;
+      return new Response(empty ? null : answer.body, { status: answer.status, headers: answer.headers });
+    },
+    log,
+    connections: Object.freeze({}),
+    pause: () => { throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" }); },
+  });
+}
+async function onMessage(message) {
+  if (message.t === "reply") {
+    const waiter = pending.get(message.rid);
+    if (!waiter) return;
+    pending.delete(message.rid);
+    if (message.ok) waiter.resolve(message.value);
+    else waiter.reject(Object.assign(new Error(message.error.message), message.error.code ? { code: message.error.code } : {}));
+    return;
+  }
+  if (message.t === "abort") { controllers.get(message.id)?.abort(); return; }
+  if (message.t !== "call") return;
+  const controller = new AbortController();
+  controllers.set(message.id, controller);
+  try {
+    const output = await handler(message.input, makeContext(message.id, message.ctx, controller.signal));
+    send({ t: "result", id: message.id, ok: true, output: output === undefined ? null : output });
+  } catch (error) {
+    send({ t: "result", id: message.id, ok: false, error: errorOf(error) });
+  } finally {
+    controllers.delete(message.id);
+  }
+}
+try {
+  const loaded = await import(modulePath);
+  handler = loaded.default;
+  if (typeof handler !== "function") throw new Error("the module has no default export function (export default async function (input, context) { … })");
+} catch (error) {
+  send({ t: "load-failed", message: errorOf(error).message });
+  throw error;
+}
+listen((message) => { onMessage(message).catch((error) => send({ t: "result", id: message.id, ok: false, error: errorOf(error) })); });
+send({ t: "ready" });
+`;
+
+/** The worker thread's source (an ES module: `new Worker(new URL("data:…"))` is not needed, `eval` with type module is). */
+export function workerSource(moduleUrl: string): string {
+  return (
+    `import { parentPort } from "node:worker_threads";\n` +
+    `const send = (message) => parentPort.postMessage(message);\n` +
+    `const listen = (fn) => parentPort.on("message", fn);\n` +
+    RUNNER_BODY.replace("MODULE_PATH", JSON.stringify(moduleUrl))
+  );
+}
+
+/** The child process's source (`--input-type=module -e`), talking over the IPC channel. */
+export function childSource(moduleUrl: string): string {
+  return (
+    `const send = (message) => process.send(message);\n` +
+    `const listen = (fn) => process.on("message", fn);\n` +
+    `process.on("disconnect", () => process.exit(0));\n` +
+    RUNNER_BODY.replace("MODULE_PATH", JSON.stringify(moduleUrl))
+  );
+}
