@@ -14,6 +14,8 @@ import { instantiateProvider, providersForProject } from "@/lib/services/model-p
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
+import { invokeMcpTool } from "@/lib/tools/mcp/invoke";
+import { mcpConnectionConfig } from "@/lib/services/mcp-endpoints";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
@@ -47,6 +49,12 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
     if (result.ok) return { ok: true, output: result.output };
     const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
     return { ok: false, error: { kind, message: result.error.message, ...(kind !== result.error.kind ? { reason: result.error.kind } : {}) } };
+  }
+  if (invocability.invoker === "mcp" && manifest.mcpEndpoint) {
+    const endpoint = manifest.mcpEndpoint;
+    const result = await invokeMcpTool(manifest, call.input, { tenantId: scope.tenantId, signal: call.signal, config: () => mcpConnectionConfig(scope.tenantId, scope.projectId, endpoint) });
+    if (result.ok) return result;
+    return { ok: false, error: { kind: result.error.kind, message: result.error.message, ...(result.error.kind === "tool-error" ? { reason: result.error.reason } : {}) } };
   }
   // An invoker the predicate lists as available without a branch here is a programming error.
   throw new Error(`no invoker for ${invocability.invoker} tools`);
