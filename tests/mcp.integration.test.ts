@@ -36,10 +36,10 @@ function uniqueEntry(target: string): string {
 }
 
 async function startNetworkServer(transport: "streamableHttp" | "sse", port: number): Promise<void> {
-  const child = spawn(process.execPath, [EVERYTHING, transport], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   children.push(child);
   let output = "";
-  child.stderr?.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (/listening|running/i.test(output)) return;
@@ -67,6 +67,7 @@ async function agentWith(tools: Array<{ id: string; version: string }>, override
 async function run(agent: { id: string; version: string }, userMessage: string) {
   const response = await api("POST", "/v1/runs", { agent, input: { userMessage } });
   expect(response.status, response.text).toBe(201);
+  expect(response.body.status, JSON.stringify(response.body.failure)).toBe("completed");
   return response.body;
 }
 
@@ -135,15 +136,15 @@ describe("server-everything over stdio", () => {
     expect(list.body.data.map((endpoint: any) => endpoint.id)).toContain(endpointId);
   });
 
-  it("calls a tool in an agent run; structured content is validated; an error result goes to the model as a tool error", async () => {
-    const agent = await agentWith([{ id: "everything.echo", version: "^2.0.0" }, { id: "everything.get-structured-content", version: "^2.0.0" }], { toolErrors: { retryOn: ["tool-error"], maxRetries: 1 } });
+  it("calls a tool in an agent run; structured content is validated; arguments off the server's schema go back to the model", async () => {
+    const agent = await agentWith([{ id: "everything.echo", version: "^2.0.0" }, { id: "everything.get-structured-content", version: "^2.0.0" }], { toolErrors: { retryOn: ["invalid-arguments"], maxRetries: 2 } });
     const completed = await run(agent, script({ toolCalls: [{ name: "everything.echo", arguments: { message: "hello over stdio" } }, { name: "everything.get-structured-content", arguments: { location: "Chicago" } }] }, { toolCalls: [{ name: "everything.get-structured-content", arguments: { location: "Atlantis" } }] }, { text: "done" }));
     expect(completed.status).toBe("completed");
     const calls = await completedCalls(completed.id);
     expect(calls[0]).toMatchObject({ ok: true, output: { content: [{ type: "text", text: "Echo: hello over stdio" }] } });
     expect(calls[1]).toMatchObject({ ok: true, output: { temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) } });
-    // The server's own error text is what the model reads.
-    expect(calls[2]).toMatchObject({ ok: false, error: { kind: "tool-error", reason: "mcp-tool-error", message: expect.stringContaining("Atlantis") } });
+    // Checked against the server's own (draft-07) input schema before anything is sent.
+    expect(calls[2]).toMatchObject({ ok: false, error: { kind: "invalid-arguments", message: expect.stringContaining("New York, Chicago, Los Angeles") } });
   });
 
   it("reconnects after the server process is killed between calls, and retries a read-only call cut mid-flight", async () => {
@@ -164,7 +165,7 @@ describe("server-everything over stdio", () => {
     await sleep(700);
     process.kill(pidsRunning(entry)[0], "SIGKILL");
     const cut = (await started).body;
-    expect(cut.status).toBe("completed");
+    expect(cut.status, JSON.stringify(cut.failure)).toBe("completed");
     expect((await completedCalls(cut.id))[0]).toMatchObject({ ok: true, output: { content: [expect.objectContaining({ type: "text", text: expect.stringContaining("completed") })] } });
   }, 60_000);
 
@@ -287,7 +288,8 @@ describe("rules", () => {
     expectError(await api("POST", `/v1/mcp/endpoints/${someId}/refresh`, undefined, viewer.body.key), 403, "permission-denied");
     expect((await api("GET", `/v1/mcp/endpoints/${someId}`, undefined, viewer.body.key)).status).toBe(200);
     expectError(await api("GET", "/v1/mcp/endpoints/not-a-uuid"), 400, "bad-input");
-    expectError(await registerEndpoint("bad", "http://example.com/mcp"), 400, "validation-failed");
+    expectError(await registerEndpoint("bad", "http://example.com/mcp"), 400, "bad-input");
+    expectError(await registerEndpoint("bad", "mcp+http://"), 400, "validation-failed");
     expectError(await registerEndpoint("everything", `mcp+stdio://node ${EVERYTHING}`), 409, "mcp-endpoint-already-registered");
     expectError(await api("POST", "/v1/mcp/endpoints", { name: "x", endpoint: "mcp+http://127.0.0.1:1/mcp", projectId: tenant.projectId, extra: 1 }), 400, "unknown-field");
     const dead = expectError(await registerEndpoint("dead", `mcp+http://127.0.0.1:${await freePort()}/mcp`), 502, "mcp-connection-failed");

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { parseMcpEndpoint, type McpEndpoint } from "../validate-manifest";
-import { checkDestination, isMetadataHostName, ToolNetworkError } from "../network-policy";
+import { addressCategory, checkDestination, isMetadataHostName, ToolNetworkError } from "../network-policy";
 
 /** Environment variables a stdio server inherits from this server; nothing else (no secrets, no DATABASE_URL). */
 export const STDIO_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM", "NODE_PATH"] as const;
@@ -82,7 +82,8 @@ export function parseEndpoint(endpoint: string): McpEndpoint {
 /** Checks a URL against the network rules of MCP endpoints (see the module comment). */
 export async function checkMcpUrl(url: URL): Promise<void> {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  const allowPrivate = privateUrlsAllowed() && !isMetadataHostName(hostname);
+  // Cloud metadata stays refused even when private addresses are allowed: as a name, or as its address.
+  const allowPrivate = privateUrlsAllowed() && !isMetadataHostName(hostname) && addressCategory(hostname) !== "cloud metadata";
   try {
     await checkDestination(url, allowPrivate ? { kind: "allowlist", hosts: [url.hostname] } : { kind: "unrestricted" });
   } catch (error) {
@@ -155,8 +156,14 @@ export async function connect(config: McpConnectionConfig): Promise<McpConnectio
   return connection;
 }
 
-/** The process's pool: one live connection per key (tenant + endpoint + header names). */
-const pool = new Map<string, Promise<McpConnection>>();
+/**
+ * The process's pool: one live connection per key (tenant + endpoint + headers). Kept on `globalThis`, since the
+ * server's bundles (each route, the kernel's worker) may each load their own copy of this module.
+ */
+const POOL = Symbol.for("kindgi.mcp.pool");
+const shared = globalThis as unknown as Record<symbol, { pool: Map<string, Promise<McpConnection>>; livePids: Set<number> } | undefined>;
+const state = (shared[POOL] ??= { pool: new Map(), livePids: new Set() });
+const pool = state.pool;
 
 export const poolKey = (tenantId: string, config: McpConnectionConfig) => `${tenantId}\u0000${config.endpoint}\u0000${JSON.stringify(Object.entries(config.headers).sort())}`;
 
@@ -204,7 +211,7 @@ export async function closeAllConnections(): Promise<void> {
 }
 
 /** Pids of the stdio servers this process started and that still run, for the synchronous exit hook. */
-const livePids = new Set<number>();
+const livePids = state.livePids;
 
 const SHUTDOWN_HOOK = Symbol.for("kindgi.mcp.shutdown");
 const globals = globalThis as unknown as Record<symbol, boolean>;
