@@ -74,7 +74,12 @@ async function run(agent: { id: string; version: string }, userMessage: string) 
 async function completedCalls(runId: string): Promise<any[]> {
   const response = await api("GET", `/v1/runs/${runId}/journal?since=0&limit=1000`);
   expect(response.status).toBe(200);
-  return response.body.data.filter((event: any) => event.type === "tool-call-completed").map((event: any) => event.data);
+  // Read-only calls of one step run concurrently and complete in any order: sorted by call id (step.index).
+  const order = (callId: string) => callId.split(".").map(Number);
+  return response.body.data
+    .filter((event: any) => event.type === "tool-call-completed")
+    .map((event: any) => event.data)
+    .sort((a: any, b: any) => order(a.callId)[0] - order(b.callId)[0] || order(a.callId)[1] - order(b.callId)[1]);
 }
 
 /** Pids of processes whose command line contains `needle`. */
