@@ -30,6 +30,14 @@ export const errorStatus = {
   "tool-project-mismatch": 409,
   /** The tool version (or, asking for the latest, every version) is unregistered: readable, not invocable until reinstated. */
   "tool-version-unregistered": 409,
+  /** Another MCP endpoint of the tenant has that name (endpoint names prefix tool ids, which are unique in the tenant). */
+  "mcp-endpoint-already-registered": 409,
+  /** A stdio MCP endpoint would start a process on the server's host, and the server does not allow it (KINDGI_MCP_STDIO=allow). */
+  "mcp-stdio-disabled": 403,
+  /** An MCP endpoint URL whose address the network rules refuse (loopback and private ones unless KINDGI_MCP_ALLOW_PRIVATE_URLS=1). */
+  "mcp-endpoint-refused": 403,
+  /** The MCP server could not be started, reached or listed; `message` says why. */
+  "mcp-connection-failed": 502,
   /** The same agent id and version are registered already. */
   "agent-already-registered": 409,
   /** The agent id lives in another project of the tenant. */

@@ -23,7 +23,7 @@ const notInvocable = {
 describe("POST /v1/tools", () => {
   it("registers a tool this server cannot invoke with a warning at the field concerned", async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
-      [notInvocable.mcp(), "/transport", "MCP tools are not supported yet"],
+      [notInvocable.mcp(), "/mcpEndpoint", "stdio MCP endpoints are disabled on this server (set KINDGI_MCP_STDIO=allow to enable them)"],
       [notInvocable.handler(), "/codeArtifactRef/kind", '"oci" handler artifacts are not supported by this server'],
       [notInvocable.neither(), "/spec", "it has neither an HTTP `spec` nor a handler"],
     ];
@@ -54,21 +54,21 @@ describe("an agent using a tool this server cannot invoke", () => {
     const validated = await call("POST", "/v1/agents/validate", { key: tenant.key, body: { id: "acme.uses-mcp", version: "1.0.0", name: "Uses MCP", instructions: "Look things up.", capabilities: [{ kind: "llm-inference" }], tools, retrieval: [], guardrails: [], preferredProvider: "scripted" } });
     expect(validated.status).toBe(200);
     expect(validated.body.valid).toBe(true);
-    expect(validated.body.warnings).toEqual([{ path: "/tools/2", message: expect.stringContaining(`"^1.0.0" resolves to ${mcp.id}@1.0.0, which this server cannot invoke: MCP tools are not supported yet`) }]);
+    expect(validated.body.warnings).toEqual([{ path: "/tools/2", message: expect.stringContaining(`"^1.0.0" resolves to ${mcp.id}@1.0.0, which this server cannot invoke: stdio MCP endpoints are disabled on this server`) }]);
 
     const agent = await registerAgent(tenant, { tools });
     const registered = await call("GET", `/v1/agents/${agent.id}/versions/1.0.0`, { key: tenant.key });
     expect(registered.status).toBe(200);
     const again = await call("POST", "/v1/agents", { key: tenant.key, body: { ...registered.body.definition, version: "1.0.1", projectId: tenant.projectId } });
     expect(again.status).toBe(201);
-    expect(again.body.warnings).toEqual([{ path: "/tools/2", message: expect.stringContaining("MCP tools are not supported yet") }]);
+    expect(again.body.warnings).toEqual([{ path: "/tools/2", message: expect.stringContaining("stdio MCP endpoints are disabled on this server") }]);
 
     const run = await call("POST", "/v1/runs", { key: tenant.key, body: { agent, input: { userMessage: script({ toolCalls: [{ name: mcp.id, arguments: { word: "kindgi" } }] }, { text: "done" }) } } });
     expect(run.status).toBe(201);
     expect(run.body.status).toBe("failed");
     expect(run.body.failure).toMatchObject({ code: "tool-invocation-failed" });
     const completed = (await journal(tenant, run.body.id)).filter((event) => event.type === "tool-call-completed").map((event) => event.data);
-    expect(completed).toEqual([expect.objectContaining({ ok: false, error: expect.objectContaining({ kind: "tool-error", reason: "transport-unavailable", message: expect.stringContaining("cannot be invoked by this server: MCP tools are not supported yet") }) })]);
+    expect(completed).toEqual([expect.objectContaining({ ok: false, error: expect.objectContaining({ kind: "tool-error", reason: "transport-unavailable", message: expect.stringContaining("cannot be invoked by this server: stdio MCP endpoints are disabled on this server") }) })]);
   });
 });
 

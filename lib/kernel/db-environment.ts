@@ -15,6 +15,8 @@ import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
 import { invokeHandlerTool } from "@/lib/tools/handler/invoke";
+import { invokeMcpTool } from "@/lib/tools/mcp/invoke";
+import { mcpConnectionConfig } from "@/lib/services/mcp-endpoints";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
@@ -57,6 +59,12 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
       log: (line) => call.log?.(line),
     });
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: { kind: "tool-error", message: result.error.message, reason: result.error.reason } };
+  }
+  if (invocability.invoker === "mcp" && manifest.mcpEndpoint) {
+    const endpoint = manifest.mcpEndpoint;
+    const result = await invokeMcpTool(manifest, call.input, { tenantId: scope.tenantId, signal: call.signal, config: () => mcpConnectionConfig(scope.tenantId, scope.projectId, endpoint) });
+    if (result.ok) return result;
+    return { ok: false, error: { kind: result.error.kind, message: result.error.message, ...(result.error.kind === "tool-error" ? { reason: result.error.reason } : {}) } };
   }
   // An invoker the predicate lists as available without a branch here is a programming error.
   throw new Error(`no invoker for ${invocability.invoker} tools`);

@@ -24,9 +24,21 @@ describe("toolInvocability", () => {
     });
   });
 
-  it("cannot invoke MCP tools, or a tool with neither spec nor handler, and says why at the field concerned", () => {
-    expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: false, invoker: "mcp", reason: "MCP tools are not supported yet", path: "/transport" });
-    expect(toolInvocability({ ...base, mcpEndpoint: "mcp+http://mcp.example/" })).toMatchObject({ invocable: false, invoker: "mcp" });
+  it("invokes MCP tools over URLs always, and over stdio only when KINDGI_MCP_STDIO=allow", () => {
+    expect(toolInvocability({ ...base, mcpEndpoint: "mcp+http://mcp.example/" })).toEqual({ invocable: true, invoker: "mcp" });
+    const previous = process.env.KINDGI_MCP_STDIO;
+    try {
+      delete process.env.KINDGI_MCP_STDIO;
+      expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: false, invoker: "mcp", reason: expect.stringContaining("KINDGI_MCP_STDIO=allow"), path: "/mcpEndpoint" });
+      process.env.KINDGI_MCP_STDIO = "allow";
+      expect(toolInvocability({ ...base, transport: "mcp", mcpEndpoint: "mcp+stdio://server" })).toEqual({ invocable: true, invoker: "mcp" });
+    } finally {
+      if (previous === undefined) delete process.env.KINDGI_MCP_STDIO;
+      else process.env.KINDGI_MCP_STDIO = previous;
+    }
+  });
+
+  it("cannot invoke a tool with neither spec nor handler, and says why at the field concerned", () => {
     expect(toolInvocability(base)).toEqual({ invocable: false, invoker: "none", reason: expect.stringContaining("neither an HTTP `spec` nor a handler"), path: "/spec" });
     // A registered tool that claims the native transport under an id that is not built in has nothing to run.
     expect(toolInvoker({ ...base, transport: "native" })).toBe("none");

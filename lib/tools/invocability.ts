@@ -4,6 +4,7 @@
  */
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { isBuiltinToolId } from "@/lib/tools/native";
+import { stdioAllowed } from "@/lib/tools/mcp/connection";
 
 /** How a manifest is run: `native` (built into Kindgi), `http` (its declarative `spec`), `mcp`, `handler` (a pack's `codeArtifactRef`), or `none` (nothing says how). */
 export type ToolInvoker = "native" | "http" | "mcp" | "handler" | "none";
@@ -12,7 +13,7 @@ export type ToolInvoker = "native" | "http" | "mcp" | "handler" | "none";
  * The invokers this server has. A transport added later (an MCP client, a handler sandbox) adds its kind here and
  * its branch in the kernel's `invokeTool`; registration and agent warnings follow from this set.
  */
-const AVAILABLE_INVOKERS: ReadonlySet<ToolInvoker> = new Set<ToolInvoker>(["native", "http", "handler"]);
+const AVAILABLE_INVOKERS: ReadonlySet<ToolInvoker> = new Set<ToolInvoker>(["native", "http", "handler", "mcp"]);
 
 export type ToolInvocability =
   | { invocable: true; invoker: ToolInvoker }
@@ -39,7 +40,7 @@ export function toolInvoker(manifest: Pick<ToolManifest, "id" | "transport" | "s
 const UNAVAILABLE: Record<ToolInvoker, { reason: string; path: string }> = {
   native: { reason: "it is not a tool built into Kindgi", path: "/transport" },
   http: { reason: "HTTP tools are not available", path: "/spec" },
-  mcp: { reason: "MCP tools are not supported yet", path: "/transport" },
+  mcp: { reason: "MCP tools are not available", path: "/transport" },
   handler: { reason: "pack handlers (codeArtifactRef) are not available", path: "/codeArtifactRef" },
   none: { reason: "it has neither an HTTP `spec` nor a handler, so nothing says how to run it", path: "/spec" },
 };
@@ -56,6 +57,9 @@ export function toolInvocability(manifest: Pick<ToolManifest, "id" | "transport"
       failureReason: "artifact-kind-unsupported",
     };
   }
+  if (invoker === "mcp" && manifest.mcpEndpoint?.startsWith("mcp+stdio://") && !stdioAllowed())
+    return { invocable: false, invoker, reason: "stdio MCP endpoints are disabled on this server (set KINDGI_MCP_STDIO=allow to enable them)", path: "/mcpEndpoint" };
+  if (invoker === "mcp" && manifest.mcpEndpoint === undefined) return { invocable: false, invoker, reason: "an MCP tool needs an mcpEndpoint", path: "/mcpEndpoint" };
   if (AVAILABLE_INVOKERS.has(invoker)) return { invocable: true, invoker };
   return { invocable: false, invoker, ...UNAVAILABLE[invoker] };
 }

@@ -1,0 +1,234 @@
+/**
+ * MCP connections: one pooled `@modelcontextprotocol/sdk` client per endpoint per process, connected lazily,
+ * dropped when its transport closes (a stdio server that exited, an HTTP session that was lost) and connected again
+ * on the next use. Stdio servers run only when `KINDGI_MCP_STDIO=allow`, with an allowlisted environment; URL
+ * endpoints obey the network rules of HTTP tools (non-public addresses refused unless
+ * `KINDGI_MCP_ALLOW_PRIVATE_URLS=1`; cloud metadata addresses always). Every child process is ended on shutdown.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { parseMcpEndpoint, type McpEndpoint } from "../validate-manifest";
+import { addressCategory, checkDestination, isMetadataHostName, ToolNetworkError } from "../network-policy";
+
+/** Environment variables a stdio server inherits from this server; nothing else (no secrets, no DATABASE_URL). */
+export const STDIO_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM", "NODE_PATH"] as const;
+/** Default limit of one tool call. */
+export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 20_000;
+
+export const stdioAllowed = (env: Record<string, string | undefined> = process.env) => env.KINDGI_MCP_STDIO === "allow";
+export const privateUrlsAllowed = (env: Record<string, string | undefined> = process.env) => env.KINDGI_MCP_ALLOW_PRIVATE_URLS === "1";
+export const mcpTimeoutMs = (env: Record<string, string | undefined> = process.env) => {
+  const value = Number(env.KINDGI_MCP_TIMEOUT_MS);
+  return Number.isInteger(value) && value > 0 ? Math.min(value, 600_000) : DEFAULT_MCP_TIMEOUT_MS;
+};
+
+/** Why a connection could not be made, in terms the API and the kernel map to codes. */
+export type McpConnectErrorKind = "stdio-disabled" | "network-denied" | "connection-failed";
+
+export class McpConnectError extends Error {
+  constructor(readonly kind: McpConnectErrorKind, message: string) {
+    super(message);
+    this.name = "McpConnectError";
+  }
+}
+
+/** What a connection needs: the endpoint and its headers, secrets already resolved (never logged). */
+export type McpConnectionConfig = { endpoint: string; headers: Record<string, string> };
+
+export type McpConnection = { client: Client; transport: Transport; server: { name: string | null; version: string | null }; pid: number | null; closed: boolean };
+
+/**
+ * Splits a stdio command line into program and arguments: whitespace separates, single and double quotes group,
+ * a backslash escapes the next character. No shell runs: no variables, globs, pipes or redirections.
+ */
+export function splitCommandLine(line: string): string[] {
+  const words: string[] = [];
+  let current: string | null = null;
+  let quote: string | null = null;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index];
+    if (quote) {
+      if (char === quote) quote = null;
+      else if (char === "\\" && quote === '"' && index + 1 < line.length) current += line[++index];
+      else current += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      current ??= "";
+    } else if (char === "\\" && index + 1 < line.length) {
+      current = (current ?? "") + line[++index];
+    } else if (/\s/.test(char)) {
+      if (current !== null) words.push(current);
+      current = null;
+    } else {
+      current = (current ?? "") + char;
+    }
+  }
+  if (quote) throw new McpConnectError("connection-failed", "the stdio command line has an unclosed quote");
+  if (current !== null) words.push(current);
+  return words;
+}
+
+/** The parsed endpoint, or a connect error when it is malformed. */
+export function parseEndpoint(endpoint: string): McpEndpoint {
+  const parsed = parseMcpEndpoint(endpoint);
+  if (typeof parsed === "string") throw new McpConnectError("connection-failed", `the endpoint ${parsed}`);
+  return parsed;
+}
+
+/** Checks a URL against the network rules of MCP endpoints (see the module comment). */
+export async function checkMcpUrl(url: URL): Promise<void> {
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  // Cloud metadata stays refused even when private addresses are allowed: as a name, or as its address.
+  const allowPrivate = privateUrlsAllowed() && !isMetadataHostName(hostname) && addressCategory(hostname) !== "cloud metadata";
+  try {
+    await checkDestination(url, allowPrivate ? { kind: "allowlist", hosts: [url.hostname] } : { kind: "unrestricted" });
+  } catch (error) {
+    if (error instanceof ToolNetworkError) {
+      const hint = error.code === "network-denied" && !privateUrlsAllowed() ? " (a server may allow loopback and private MCP endpoints with KINDGI_MCP_ALLOW_PRIVATE_URLS=1)" : "";
+      throw new McpConnectError(error.code === "network-denied" ? "network-denied" : "connection-failed", `MCP ${error.message}${hint}`);
+    }
+    throw error;
+  }
+}
+
+/** A `fetch` that checks every request's destination first and adds the endpoint's headers. */
+function checkedFetch(headers: Record<string, string>): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    await checkMcpUrl(url);
+    const merged = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return fetch(input, { ...init, headers: merged, redirect: "error" });
+  };
+}
+
+function stdioEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of STDIO_ENV_ALLOWLIST) if (process.env[name] !== undefined) env[name] = process.env[name] as string;
+  return env;
+}
+
+async function openTransport(config: McpConnectionConfig): Promise<Transport> {
+  const endpoint = parseEndpoint(config.endpoint);
+  if (endpoint.transport === "stdio") {
+    if (!stdioAllowed()) throw new McpConnectError("stdio-disabled", "stdio MCP endpoints start a process on this server's host and are disabled; set KINDGI_MCP_STDIO=allow on the server to enable them");
+    const [command, ...args] = splitCommandLine(endpoint.command);
+    if (!command) throw new McpConnectError("connection-failed", "the stdio command line is empty");
+    return new StdioClientTransport({ command, args, env: stdioEnvironment(), stderr: "ignore" });
+  }
+  await checkMcpUrl(endpoint.url);
+  const fetcher = checkedFetch(config.headers);
+  if (endpoint.transport === "http") return new StreamableHTTPClientTransport(endpoint.url, { fetch: fetcher });
+  return new SSEClientTransport(endpoint.url, { fetch: fetcher, eventSourceInit: { fetch: fetcher } });
+}
+
+/** Connects a new client; the caller owns it. */
+export async function connect(config: McpConnectionConfig): Promise<McpConnection> {
+  const transport = await openTransport(config);
+  const client = new Client({ name: "kindgi", version: "1.0.0" }, { capabilities: {} });
+  const connection: McpConnection = { client, transport, server: { name: null, version: null }, pid: null, closed: false };
+  client.onclose = () => {
+    connection.closed = true;
+  };
+  try {
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    if (error instanceof McpConnectError) throw error;
+    throw new McpConnectError("connection-failed", `could not connect to the MCP server: ${errorMessage(error)}`);
+  }
+  const info = client.getServerVersion();
+  connection.server = { name: info?.name ?? null, version: info?.version ?? null };
+  connection.pid = transport instanceof StdioClientTransport ? transport.pid : null;
+  const pid = connection.pid;
+  if (pid !== null) {
+    livePids.add(pid);
+    const previous = client.onclose;
+    client.onclose = () => {
+      livePids.delete(pid);
+      previous?.();
+    };
+  }
+  return connection;
+}
+
+/**
+ * The process's pool: one live connection per key (tenant + endpoint + headers). Kept on `globalThis`, since the
+ * server's bundles (each route, the kernel's worker) may each load their own copy of this module.
+ */
+const POOL = Symbol.for("kindgi.mcp.pool");
+const shared = globalThis as unknown as Record<symbol, { pool: Map<string, Promise<McpConnection>>; livePids: Set<number> } | undefined>;
+const state = (shared[POOL] ??= { pool: new Map(), livePids: new Set() });
+const pool = state.pool;
+
+export const poolKey = (tenantId: string, config: McpConnectionConfig) => `${tenantId}\u0000${config.endpoint}\u0000${JSON.stringify(Object.entries(config.headers).sort())}`;
+
+/** The pooled connection for `key`, connected when there is none or the last one closed. */
+export async function pooledConnection(key: string, config: McpConnectionConfig): Promise<McpConnection> {
+  const existing = pool.get(key);
+  if (existing) {
+    const connection = await existing.catch(() => null);
+    if (connection && !connection.closed) return connection;
+    if (pool.get(key) === existing) pool.delete(key);
+    if (connection) await connection.client.close().catch(() => undefined);
+  }
+  const created = connect(config);
+  pool.set(key, created);
+  created.catch(() => {
+    if (pool.get(key) === created) pool.delete(key);
+  });
+  return created;
+}
+
+/** Drops (and closes) the pooled connection for `key` if it is `connection`, or whatever is there when undefined. */
+export async function dropConnection(key: string, connection?: McpConnection): Promise<void> {
+  const existing = pool.get(key);
+  if (!existing) return;
+  const current = await existing.catch(() => null);
+  if (connection && current !== connection) return;
+  if (pool.get(key) === existing) pool.delete(key);
+  if (current) {
+    current.closed = true;
+    await current.client.close().catch(() => undefined);
+  }
+}
+
+/** The pid of the pooled stdio server for `key`, when one runs. */
+export async function pooledPid(key: string): Promise<number | null> {
+  const connection = await pool.get(key)?.catch(() => null);
+  return connection && !connection.closed ? connection.pid : null;
+}
+
+/** Closes every pooled connection (stdio servers are ended). */
+export async function closeAllConnections(): Promise<void> {
+  const all = [...pool.values()];
+  pool.clear();
+  await Promise.all(all.map(async (pending) => (await pending.catch(() => null))?.client.close().catch(() => undefined)));
+}
+
+/** Pids of the stdio servers this process started and that still run, for the synchronous exit hook. */
+const livePids = state.livePids;
+
+const SHUTDOWN_HOOK = Symbol.for("kindgi.mcp.shutdown");
+const globals = globalThis as unknown as Record<symbol, boolean>;
+if (!globals[SHUTDOWN_HOOK] && typeof process !== "undefined" && typeof process.on === "function") {
+  globals[SHUTDOWN_HOOK] = true;
+  // Stdio servers must not outlive this server (they also exit when their stdin closes).
+  process.on("exit", () => {
+    for (const pid of livePids) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,154 @@
+/**
+ * The `mcp` invoker: calls a tool on its endpoint's pooled client.
+ *
+ * - A call waits at most `KINDGI_MCP_TIMEOUT_MS` (default 60 s), and stops when the run's signal aborts.
+ * - A result with `isError: true` is a tool error whose message is the result's text (the model sees it).
+ * - `structuredContent` is the output, validated against the tool's `output` schema. Otherwise the output is
+ *   `{content: [...]}` ({@link MCP_CONTENT_OUTPUT_SCHEMA}): text as `{type: "text", text}`, images and audio as
+ *   `{type, mimeType, data}` (base64), embedded resources as `{type: "resource", uri, mimeType?, text? | blob?}`,
+ *   resource links as `{type: "resource_link", uri, name, mimeType?, description?}`.
+ * - A connection that dies while a call is in flight leaves the outcome unknown: a read-only tool (`mutating: false`)
+ *   is called once more on a new connection; a mutating one fails (never sent twice blindly). A connection found dead
+ *   before the call is simply replaced.
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { ToolManifest } from "../manifest-schema";
+import { getValidator, isObject } from "../json-schema";
+import { dropConnection, errorMessage, McpConnectError, mcpTimeoutMs, pooledConnection, poolKey, type McpConnection, type McpConnectionConfig } from "./connection";
+
+/** The output of an MCP tool that returns content rather than `structuredContent`. */
+export const MCP_CONTENT_OUTPUT_SCHEMA = {
+  type: "object",
+  required: ["content"],
+  properties: {
+    content: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["type"],
+        properties: {
+          type: { enum: ["text", "image", "audio", "resource", "resource_link"] },
+          text: { type: "string" },
+          mimeType: { type: "string" },
+          data: { type: "string", description: "base64" },
+          uri: { type: "string" },
+          name: { type: "string" },
+          blob: { type: "string", description: "base64" },
+        },
+      },
+    },
+  },
+} as const;
+
+const MAX_ERROR_CHARS = 4000;
+
+export type McpInvokeContext = {
+  tenantId: string;
+  /** The endpoint's connection settings (headers with their secrets resolved), read when a connection is needed. */
+  config(): Promise<McpConnectionConfig>;
+  signal?: AbortSignal;
+};
+
+export type McpInvokeResult =
+  | { ok: true; output: unknown }
+  | { ok: false; error: { kind: "invalid-arguments" | "tool-error"; reason: string; message: string } };
+
+/** The MCP name of a tool: `metadata.mcpToolName`, else the id after its first `.` (the endpoint name). */
+export function mcpToolName(manifest: Pick<ToolManifest, "id" | "metadata">): string {
+  const named = (manifest.metadata as Record<string, unknown> | undefined)?.mcpToolName;
+  if (typeof named === "string" && named) return named;
+  const dot = manifest.id.indexOf(".");
+  return dot >= 0 ? manifest.id.slice(dot + 1) : manifest.id;
+}
+
+class LostConnection extends Error {}
+
+const fail = (reason: string, message: string): McpInvokeResult => ({ ok: false, error: { kind: "tool-error", reason, message } });
+
+/** Invokes an MCP tool once (or twice, for a read-only tool whose connection died mid-call). Never throws. */
+export async function invokeMcpTool(manifest: ToolManifest, input: unknown, context: McpInvokeContext): Promise<McpInvokeResult> {
+  const name = mcpToolName(manifest);
+  let config: McpConnectionConfig;
+  try {
+    config = await context.config();
+  } catch (error) {
+    return fail("mcp-connection-failed", `the MCP endpoint's settings could not be read: ${errorMessage(error)}`);
+  }
+  const key = poolKey(context.tenantId, config);
+  const readOnly = manifest.mutating === false;
+  for (let attempt = 1; ; attempt++) {
+    let connection: McpConnection;
+    try {
+      connection = await pooledConnection(key, config);
+    } catch (error) {
+      if (error instanceof McpConnectError) return fail(error.kind === "stdio-disabled" ? "mcp-stdio-disabled" : error.kind === "network-denied" ? "network-denied" : "mcp-connection-failed", error.message);
+      return fail("mcp-connection-failed", errorMessage(error));
+    }
+    try {
+      return await callOnce(manifest, name, input, connection, context.signal);
+    } catch (error) {
+      if (!(error instanceof LostConnection)) throw error;
+      await dropConnection(key, connection);
+      if (!readOnly) {
+        return fail("mcp-connection-lost", `the connection to the MCP server was lost while ${manifest.id} was running; it is mutating, so it was not sent again (its outcome is unknown): ${error.message}`);
+      }
+      if (attempt >= 2) return fail("mcp-connection-lost", `the connection to the MCP server was lost twice while ${manifest.id} was running: ${error.message}`);
+    }
+  }
+}
+
+async function callOnce(manifest: ToolManifest, name: string, input: unknown, connection: McpConnection, signal?: AbortSignal): Promise<McpInvokeResult> {
+  const timeoutMs = mcpTimeoutMs();
+  let result: Awaited<ReturnType<McpConnection["client"]["callTool"]>>;
+  try {
+    result = await connection.client.callTool({ name, arguments: isObject(input) ? input : {} }, undefined, { timeout: timeoutMs, signal });
+  } catch (error) {
+    if (signal?.aborted) return fail("cancelled", "the call was cancelled before the MCP server answered");
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return fail("timeout", `the MCP server did not answer within ${timeoutMs} ms`);
+    if (isLostConnection(error, connection)) throw new LostConnection(errorMessage(error));
+    if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { ok: false, error: { kind: "invalid-arguments", reason: "invalid-arguments", message: `the MCP server refused the arguments: ${error.message}` } };
+    return fail("mcp-error", `the MCP server answered with an error: ${errorMessage(error)}`);
+  }
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (result.isError) {
+    const text = content.flatMap((item) => (isObject(item) && item.type === "text" && typeof item.text === "string" ? [item.text] : [])).join("\n");
+    return fail("mcp-tool-error", (text || "the MCP tool reported an error without text").slice(0, MAX_ERROR_CHARS));
+  }
+  const output = result.structuredContent !== undefined ? result.structuredContent : { content: content.map(mapContent) };
+  const validate = getValidator(manifest.output as Record<string, unknown>, "mcp");
+  const checked = validate(output);
+  if (!checked.ok) return fail("output-invalid", `output does not match the tool's output schema: ${checked.issues.map((issue) => `${issue.path || "/"} ${issue.message}`).join("; ")}`);
+  return { ok: true, output: checked.value };
+}
+
+/** A content item in the documented result shape. */
+function mapContent(item: unknown): Record<string, unknown> {
+  if (!isObject(item)) return { type: "text", text: String(item) };
+  switch (item.type) {
+    case "text":
+      return { type: "text", text: String(item.text ?? "") };
+    case "image":
+    case "audio":
+      return { type: item.type, mimeType: item.mimeType, data: item.data };
+    case "resource": {
+      const resource = isObject(item.resource) ? item.resource : {};
+      return { type: "resource", uri: resource.uri, ...(resource.mimeType !== undefined && { mimeType: resource.mimeType }), ...(resource.text !== undefined && { text: resource.text }), ...(resource.blob !== undefined && { blob: resource.blob }) };
+    }
+    case "resource_link":
+      return { type: "resource_link", uri: item.uri, name: item.name, ...(item.mimeType !== undefined && { mimeType: item.mimeType }), ...(item.description !== undefined && { description: item.description }) };
+    default:
+      return { type: "text", text: JSON.stringify(item) };
+  }
+}
+
+/** Whether an error means the connection (process or HTTP session) is gone, so the outcome of the call is unknown. */
+function isLostConnection(error: unknown, connection: McpConnection): boolean {
+  if (connection.closed) return true;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return true;
+  if (error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400)) return true;
+  if (error instanceof SseError) return true;
+  const message = errorMessage(error);
+  return error instanceof TypeError || /ECONNREFUSED|ECONNRESET|EPIPE|socket hang up|fetch failed|Not connected|session/i.test(message);
+}
