@@ -128,7 +128,12 @@ describe("SIGKILL in the middle of runs", () => {
       const completions = events.filter((event) => event.type === "tool-call-completed");
       expect(completions.map((event) => event.data.callId)).toEqual(["0.0", "1.0"]);
       expect(events.map((event) => event.seq)).toEqual(events.map((_, i) => i + 1));
-      if (events.some((event) => event.type === "run-resumed")) resumed += 1;
+      const wasResumed = events.some((event) => event.type === "run-resumed");
+      if (wasResumed) resumed += 1;
+      // A run the killed server had started and not finished is resumed from its journal, never restarted.
+      const before = (event: any) => Date.parse(event.createdAt) < killedAt;
+      const inFlightAtKill = events.some((event) => event.type !== "run-created" && before(event)) && !events.some((event) => event.type === "run-completed" && before(event));
+      if (inFlightAtKill) expect(wasResumed, `run ${id} was in flight at the kill`).toBe(true);
       for (const event of completions) {
         const callKey = `kindgi-run-${id}-call-${event.data.callId}`;
         expect(event.data.output).toEqual(answers.get(callKey));
@@ -137,8 +142,9 @@ describe("SIGKILL in the middle of runs", () => {
         if ((received.get(callKey) ?? 0) > 1) resent += 1;
       }
     }
-    // The kill really hit runs in flight: they were resumed, and in-flight calls were re-sent with their key.
-    expect(resumed).toBeGreaterThanOrEqual(RUNS / 2);
+    // The kill really hit runs in flight: they were resumed, and in-flight calls were re-sent with their key. (How many
+    // were in flight depends on the machine's speed; every one of them was resumed, checked above.)
+    expect(resumed).toBeGreaterThan(0);
     expect(resent).toBeGreaterThan(0);
     console.log(`[durability] ${RUNS} runs, ${resumed} resumed after SIGKILL, ${resent} in-flight calls re-sent with the same Idempotency-Key, ${executions.size} calls executed once each`);
   }, 180_000);
