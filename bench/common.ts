@@ -56,3 +56,10 @@ export function cleanupOnExit(message: string, onInterrupt: () => void): { clean
     },
   };
 }
+
+/** The integer value of a command-line flag, at least `min`; throws a message naming the flag otherwise. */
+export function integerFlag(flag: string, value: string | undefined, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
+  return n;
+}

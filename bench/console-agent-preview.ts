@@ -19,22 +19,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { newOperatorToken, root, startServer, type RunningServer } from "../tests/helpers/server";
-import { cleanupOnExit, percentile, postJson } from "./common";
+import { cleanupOnExit, percentile, postJson, integerFlag } from "./common";
 
 type Options = { edits: number; warmup: number; skipBuild: boolean };
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { edits: 300, warmup: 30, skipBuild: false };
-  const int = (flag: string, value: string | undefined, min: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
-    else if (flag === "--edits") options.edits = int(flag, argv[++i], 1);
-    else if (flag === "--warmup") options.warmup = int(flag, argv[++i], 0);
+    else if (flag === "--edits") options.edits = integerFlag(flag, argv[++i], 1);
+    else if (flag === "--warmup") options.warmup = integerFlag(flag, argv[++i], 0);
     else throw new Error(`unknown flag ${flag}`);
   }
   return options;

@@ -19,23 +19,18 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { chromium, request as playwrightRequest, type Browser } from "playwright-core";
 import { root, startServer, type RunningServer } from "../tests/helpers/server";
-import { cleanupOnExit, percentile, postJson } from "./common";
+import { cleanupOnExit, percentile, postJson, integerFlag } from "./common";
 
 type Options = { tools: number; runs: number; warmup: number; skipBuild: boolean };
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { tools: 1000, runs: 15, warmup: 3, skipBuild: false };
-  const int = (flag: string, value: string | undefined, min: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
-    else if (flag === "--tools") options.tools = int(flag, argv[++i], 20);
-    else if (flag === "--runs") options.runs = int(flag, argv[++i], 1);
-    else if (flag === "--warmup") options.warmup = int(flag, argv[++i], 0);
+    else if (flag === "--tools") options.tools = integerFlag(flag, argv[++i], 20);
+    else if (flag === "--runs") options.runs = integerFlag(flag, argv[++i], 1);
+    else if (flag === "--warmup") options.warmup = integerFlag(flag, argv[++i], 0);
     else throw new Error(`unknown flag ${flag}`);
   }
   return options;

@@ -23,6 +23,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { integerFlag } from "./common";
 import { performance } from "node:perf_hooks";
 import { renderPreview, type RenderableDefinition } from "../lib/agents/parameters";
 import { validateAgentDefinition } from "../lib/agents/validate-agent";
@@ -32,18 +33,13 @@ type Options = { iterations: number; requests: number; concurrency: number; warm
 
 function parseArgs(argv: string[]): Options {
   const options: Options = { iterations: 5000, requests: 1000, concurrency: 8, warmup: 200, skipBuild: false };
-  const int = (flag: string, value: string | undefined, min: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
-    return n;
-  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
-    else if (flag === "--iterations") options.iterations = int(flag, argv[++i], 1);
-    else if (flag === "--requests") options.requests = int(flag, argv[++i], 1);
-    else if (flag === "--concurrency") options.concurrency = int(flag, argv[++i], 1);
-    else if (flag === "--warmup") options.warmup = int(flag, argv[++i], 0);
+    else if (flag === "--iterations") options.iterations = integerFlag(flag, argv[++i], 1);
+    else if (flag === "--requests") options.requests = integerFlag(flag, argv[++i], 1);
+    else if (flag === "--concurrency") options.concurrency = integerFlag(flag, argv[++i], 1);
+    else if (flag === "--warmup") options.warmup = integerFlag(flag, argv[++i], 0);
     else throw new Error(`unknown flag ${flag}`);
   }
   return options;
