@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, newTenant } from "./helpers/api";
 import { invalidManifests, validManifests } from "./corpus/invalid-manifests";
@@ -33,12 +36,19 @@ describe("POST /v1/tools with the manifest corpus", () => {
   it("registers every valid manifest", async () => {
     const tenant = await newTenant();
     const corpus = validManifests();
+    // A filesystem handler's modulePath must exist on the server (which runs on this machine).
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-corpus-handler-"));
+    const handlerFile = path.join(folder, "handler.mjs");
+    fs.writeFileSync(handlerFile, "export default async (input) => input;\n");
+    const onThisServer = (manifest: Record<string, any>) =>
+      manifest.codeArtifactRef?.kind === "filesystem" ? { ...manifest, codeArtifactRef: { ...manifest.codeArtifactRef, modulePath: handlerFile } } : manifest;
     const statuses = await inBatches(corpus.map((entry, index) => ({ ...entry, index })), 4, async (entry) => {
       // Several corpus entries share an id; each is registered as a tool of its own here.
-      const manifest = { ...(entry.manifest as { id: string }), id: `${(entry.manifest as { id: string }).id}.n${entry.index}` };
+      const manifest = onThisServer({ ...(entry.manifest as { id: string }), id: `${(entry.manifest as { id: string }).id}.n${entry.index}` });
       const response = await call("POST", "/v1/tools", { key: tenant.key, body: { ...manifest, projectId: tenant.projectId } });
       return `${entry.name}: ${response.status}${response.status === 201 ? "" : " " + response.text.slice(0, 300)}`;
     });
+    fs.rmSync(folder, { recursive: true, force: true });
     expect(statuses).toEqual(corpus.map((entry) => `${entry.name}: 201`));
   }, 120_000);
 });
