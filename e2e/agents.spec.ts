@@ -13,6 +13,8 @@ async function registerTool(api: ApiClient, id: string, version: string) {
     output: { type: "object", properties: { status: { type: "string" } } },
     mutating: false,
     effects: [{ kind: "reads", resource: "orders" }],
+    network: { kind: "allowlist", hosts: ["orders.example.test"] },
+    spec: { kind: "http", method: "GET", urlTemplate: "https://orders.example.test/orders/{order}" },
     projectId: whoami.body.tenant.defaultProjectId,
   });
   expect(created.status).toBe(201);
