@@ -150,7 +150,11 @@ describe("no input produces a 500", () => {
       }, 2);
       request.on("close", () => clearInterval(pump));
     });
-    expect([answer.status, answer.body.error.code, answer.body.error.requestId]).toEqual([413, "payload-too-large", answer.requestId]);
+    // The envelope, with its request id. Usually 413; when the front cuts the stream while Next.js still holds part of
+    // the last chunk, the route sees a truncated body and answers 400 bad-input (not JSON) instead — never a 500.
+    expect([413, 400]).toContain(answer.status);
+    expect(answer.body.error.code).toBe(answer.status === 413 ? "payload-too-large" : "bad-input");
+    expect(answer.body.error.requestId).toBe(answer.requestId);
     // Answered long before the client gave up sending (it stops at 256 MiB).
     expect(sent).toBeLessThan(256 * 1024 * 1024);
 
