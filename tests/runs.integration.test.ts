@@ -444,6 +444,10 @@ describe("runs API errors and reads", () => {
     const service = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "s", serviceAccount: { name: "bot", role: "member" } } });
     const unattended = await runTurn(tenant, a, script({ text: "by a bot" }), { key: service.body.key });
     expect(unattended.attended).toBe(false);
+    expect(unattended.origin).toEqual({ kind: "service-account", userId: service.body.serviceAccount?.id ?? unattended.createdBy, apiKeyId: service.body.id });
+    expect(unattended.toolsAllowedUnattended).toEqual([]);
+    const attended = (await call("GET", `/v1/runs/${runs[0].id}`, { key: tenant.key })).body;
+    expect(attended.origin).toMatchObject({ kind: "api-key", userId: attended.createdBy });
   });
 
   it("the journal pages with since and limit", async () => {

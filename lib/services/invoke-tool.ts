@@ -14,6 +14,7 @@ import { getBuiltinTool } from "@/lib/tools/native";
 import { type Actor, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { builtinFor } from "@/lib/services/tools";
 import { executeNewRun, type RunView } from "@/lib/services/runs";
+import { isAttendedOrigin, originOf } from "@/lib/services/run-origin";
 import { getKernel } from "@/lib/services/kernel";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
 import type { InvocationCreatedData } from "@/lib/kernel/types";
@@ -57,7 +58,7 @@ export async function invokeTool(actor: Actor, toolId: string, version: string |
     throw new AppError("validation-failed", `the arguments do not match the input schema of tool ${toolId}@${target.version}: ${issues.slice(0, 10).map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
   }
   const args = checked.value as Record<string, unknown>;
-  const created: InvocationCreatedData = { invocation: { toolId, version: target.version, arguments: args }, attended: !actor.isService };
+  const created: InvocationCreatedData = { invocation: { toolId, version: target.version, arguments: args }, attended: isAttendedOrigin(originOf(actor)) };
   const run = await db.$transaction(async (tx) => {
     const row = await tx.run.create({
       data: {
@@ -70,6 +71,7 @@ export async function invokeTool(actor: Actor, toolId: string, version: string |
         status: "pending",
         attended: created.attended,
         createdBy: actor.userId,
+        origin: originOf(actor) as Prisma.InputJsonValue,
         lastSeq: 1,
         leaseOwner: kernel.id,
         leaseExpiresAt: new Date(Date.now() + kernel.options.leaseMs),

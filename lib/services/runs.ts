@@ -12,6 +12,7 @@ import { type Page, toPage } from "@/lib/api/pagination";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";
+import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
 import { dbKernelStore } from "@/lib/kernel/store";
 import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
 import { renderPreview } from "@/lib/agents/parameters";
@@ -32,6 +33,10 @@ export type RunView = {
   conversationId: string | null;
   attended: boolean;
   createdBy: string;
+  /** What started the run (null on runs written before it was recorded). */
+  origin: RunOrigin | null;
+  /** Tools the trigger of an unattended run lets run without asking. */
+  toolsAllowedUnattended: string[];
   input: { userMessage: string; parameters: Record<string, unknown> } | { arguments: Record<string, unknown> };
   resolvedTools: { id: string; range: string; version: string }[] | null;
   provider: { id: string; model: string } | null;
@@ -59,6 +64,8 @@ export function runView(row: Run): RunView {
     conversationId: row.conversationId,
     attended: row.attended,
     createdBy: row.createdBy,
+    origin: (row.origin as RunOrigin | null) ?? null,
+    toolsAllowedUnattended: row.toolsAllowedUnattended ?? [],
     input: isInvocation
       ? { arguments: (row.arguments ?? {}) as Record<string, unknown> }
       : { userMessage: row.userMessage ?? "", parameters: (row.parameters ?? {}) as Record<string, unknown> },
@@ -102,7 +109,7 @@ export type DryRunView = {
  * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
  * `wait: false` (or when a waited-for run is not settled in time), `{status: 200, dryRun}` for a dry run.
  */
-export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
+export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
   requireWrite(actor);
   const db = await getDb();
   const kernel = getKernel();
@@ -131,7 +138,8 @@ export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ 
       throw new AppError("validation-failed", `the parameters do not fit the agent: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
     }
     if (input.options?.dryRun) return { dryRun: true as const, agent, conversationId, parameters: checked.values };
-    const created: TurnCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: !actor.isService };
+    const origin: RunOrigin = trigger?.origin ?? originOf(actor);
+    const created: TurnCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: isAttendedOrigin(origin) };
     const run = await tx.run.create({
       data: {
         tenantId: actor.tenantId,
@@ -142,6 +150,8 @@ export async function createRun(actor: Actor, input: CreateRunInput): Promise<{ 
         status: "pending",
         attended: created.attended,
         createdBy: actor.userId,
+        origin: origin as Prisma.InputJsonValue,
+        toolsAllowedUnattended: trigger?.toolsAllowedUnattended ?? [],
         userMessage: input.input.userMessage,
         parameters: checked.values as Prisma.InputJsonValue,
         lastSeq: 1,

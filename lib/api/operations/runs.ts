@@ -1,3 +1,4 @@
+import { RUN_ORIGIN_KINDS } from "@/lib/services/run-origin";
 import { defineOperation } from "@/lib/api/operation";
 import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
 import { RUN_KINDS, RUN_STATUSES } from "@/lib/kernel/types";
@@ -18,7 +19,7 @@ const toolVersionRef = { type: "object", required: ["id", "range", "version"], p
 
 export const runSchema = {
   type: "object",
-  required: ["id", "kind", "status", "projectId", "agent", "tool", "conversationId", "attended", "createdBy", "input", "resolvedTools", "provider", "usage", "costUsd", "output", "failure", "flags", "retrievedFacts", "lastSeq", "createdAt", "startedAt", "finishedAt"],
+  required: ["id", "kind", "status", "projectId", "agent", "tool", "conversationId", "attended", "createdBy", "origin", "toolsAllowedUnattended", "input", "resolvedTools", "provider", "usage", "costUsd", "output", "failure", "flags", "retrievedFacts", "lastSeq", "createdAt", "startedAt", "finishedAt"],
   properties: {
     id: uuid,
     kind: { enum: [...RUN_KINDS], description: "`agent-turn`: one turn of an agent (POST /v1/runs). `tool-invocation`: one call of one tool version with no agent or model (POST /v1/tools/{toolId}/versions/{version}/invoke); its output is the tool's result." },
@@ -29,6 +30,21 @@ export const runSchema = {
     conversationId: nullable(uuid),
     attended: { type: "boolean", description: "A person started the run (a person's key); false for a service account's key." },
     createdBy: uuid,
+    origin: nullable({
+      type: "object",
+      required: ["kind", "userId"],
+      properties: {
+        kind: { enum: [...RUN_ORIGIN_KINDS], description: "session: a person in the console; api-key: a person's key; service-account: a service account's key; schedule: a schedule's fire; webhook: a webhook's delivery." },
+        userId: uuid,
+        apiKeyId: nullable(uuid),
+        scheduleId: { type: "string" },
+        fireId: { type: "string" },
+        webhookId: { type: "string" },
+        deliveryId: { type: "string" },
+      },
+      description: "What started the run; null on runs recorded before origins were.",
+    }),
+    toolsAllowedUnattended: { type: "array", items: { type: "string" }, description: "Tools the trigger of an unattended run lets run without asking." },
     input: {
       anyOf: [
         { type: "object", required: ["userMessage", "parameters"], properties: { userMessage: { type: "string" }, parameters: { type: "object", additionalProperties: true, description: "Every declared parameter: the value given, else its default, else null." } }, description: "An agent turn's input." },

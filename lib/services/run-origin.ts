@@ -1,0 +1,27 @@
+/**
+ * What started a run, recorded on it: a person in the console, a person's key, a service account's key, a
+ * schedule's fire or a webhook's delivery. A run is attended only when a person started it (DESIGN.md §3).
+ */
+import type { Actor } from "@/lib/services/actor";
+
+export type RunOrigin =
+  | { kind: "session"; userId: string }
+  | { kind: "api-key"; userId: string; apiKeyId: string }
+  | { kind: "service-account"; userId: string; apiKeyId: string | null }
+  | { kind: "schedule"; userId: string; scheduleId: string; fireId: string }
+  | { kind: "webhook"; userId: string; webhookId: string; deliveryId: string };
+
+export const RUN_ORIGIN_KINDS = ["session", "api-key", "service-account", "schedule", "webhook"] as const;
+
+/** A trigger that starts unattended runs (a schedule fire, a webhook delivery), and the tools it lets run without asking. */
+export type RunTrigger = { origin: Extract<RunOrigin, { kind: "schedule" | "webhook" }>; toolsAllowedUnattended: string[] };
+
+/** The origin of a run a caller starts directly over the API or from the console. */
+export function originOf(actor: Actor): RunOrigin {
+  if (actor.isService) return { kind: "service-account", userId: actor.userId, apiKeyId: actor.apiKeyId };
+  if (actor.apiKeyId) return { kind: "api-key", userId: actor.userId, apiKeyId: actor.apiKeyId };
+  return { kind: "session", userId: actor.userId };
+}
+
+/** Whether a person started the run. */
+export const isAttendedOrigin = (origin: RunOrigin): boolean => origin.kind === "session" || origin.kind === "api-key";

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "origin" JSONB,
+ADD COLUMN     "toolsAllowedUnattended" TEXT[] DEFAULT ARRAY[]::TEXT[];
