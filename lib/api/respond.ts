@@ -1,4 +1,4 @@
-import { stringifyResponse } from "@/lib/api/json";
+import { stringifyResponse } from "@/lib/json";
 
 /** What a handler returns: a status and a body the wrapper serializes. */
 export type ApiResult = {

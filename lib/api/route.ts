@@ -1,11 +1,11 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { AppError, isAppError } from "@/lib/errors";
 import type { Operation } from "@/lib/api/operation";
-import { canonicalJson } from "@/lib/api/json";
+import { canonicalJson } from "@/lib/json";
 import { MAX_BODY_BYTES } from "@/lib/api/limits";
 import { type ApiResult, jsonResponse, serialize } from "@/lib/api/respond";
 import { inspectBody, validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
-import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/api/idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/services/idempotency";
 import type { Actor } from "@/lib/services/actor";
 import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
 

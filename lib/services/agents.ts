@@ -1,5 +1,5 @@
-import { RawJson } from "@/lib/api/json";
-import type { Page } from "@/lib/api/pagination";
+import { RawJson } from "@/lib/json";
+import type { Page } from "@/lib/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, type Issue } from "@/lib/errors";
 import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";

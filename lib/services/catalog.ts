@@ -1,7 +1,7 @@
 import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";

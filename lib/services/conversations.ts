@@ -6,7 +6,7 @@
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import type { Conversation } from "@/lib/generated/prisma/client";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { isUuid } from "@/lib/ids";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";

@@ -1,5 +1,5 @@
-import { RawJson } from "@/lib/api/json";
-import type { Page } from "@/lib/api/pagination";
+import { RawJson } from "@/lib/json";
+import type { Page } from "@/lib/pagination";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 import { validateGuardrailDefinition, type GuardrailDefinition } from "@/lib/guardrails/definition";

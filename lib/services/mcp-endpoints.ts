@@ -7,7 +7,7 @@
  * the next patch after the highest one registered. Header values may name stored secrets, resolved per connection.
  */
 import semver from "semver";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";

@@ -8,7 +8,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
 import { MAX_RETRIEVAL_LIMIT } from "@/lib/agents/agent-schema";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 

@@ -7,7 +7,7 @@
  */
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, isAppError, notFound } from "@/lib/errors";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { ModelProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from "@/lib/models/provider";
 import { allowsPrivateProviderUrls, checkProviderDestination, validateTenantProviderConfig, type TenantProviderKind } from "@/lib/models/provider-config";
 import { createModelProvider } from "@/lib/models/providers";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, authorizeTenantWide } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 

@@ -8,7 +8,7 @@ import type { Prisma, Run } from "@/lib/generated/prisma/client";
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import { checkParameters } from "@/lib/agents/parameters";
-import { type Page, toPage } from "@/lib/api/pagination";
+import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";

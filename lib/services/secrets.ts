@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db";
 import { databaseConfig } from "@/lib/db/config";
 import { AppError, notFound } from "@/lib/errors";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, authorizeTenantWide } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { decryptSecret, encryptSecret, loadSecretsKey, secretAad } from "@/lib/secrets/crypto";

@@ -1,7 +1,7 @@
 import { assertConfiguration } from "@/lib/configuration";
 import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
-import { purgeExpiredIdempotencyRecords } from "@/lib/api/idempotency";
+import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, apiKeyFilter, authorizeTenantWide, reachesApiKey, resolveWritableProject } from "@/lib/services/actor";
 import { generateApiKey, hashApiKey, keyPrefix } from "@/lib/services/api-keys";
 import { audit } from "@/lib/services/audit";

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import semver from "semver";
-import { RawJson } from "@/lib/api/json";
-import { decodeCursor, toPage, type Page } from "@/lib/api/pagination";
+import { RawJson } from "@/lib/json";
+import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
