@@ -15,14 +15,48 @@ async function createClient(): Promise<PrismaClient> {
   if (config.kind === "postgresql") {
     const { PrismaPg } = await import("@prisma/adapter-pg");
     const adapter = new PrismaPg({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) });
-    return new PrismaClient({ adapter, transactionOptions });
+    return withTransactionHooks(new PrismaClient({ adapter, transactionOptions }));
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const client = new PGlite(config.dataDir);
-  return new PrismaClient({ adapter: new PrismaPGlite(client), transactionOptions });
+  return withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(client), transactionOptions }));
+}
+
+const settleHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `fn` once the interactive transaction `tx` has committed or rolled back (at once when `tx` is no transaction:
+ * its statements commit as they run).
+ */
+export function afterTransaction(tx: DbTx, fn: () => void): void {
+  const hooks = settleHooks.get(tx);
+  if (hooks) hooks.push(fn);
+  else fn();
+}
+
+/** Lets {@link afterTransaction} know when an interactive transaction settles. */
+function withTransactionHooks(client: PrismaClient): PrismaClient {
+  const original = client.$transaction.bind(client) as (arg: unknown, options?: unknown) => Promise<unknown>;
+  const hooked = (arg: unknown, options?: unknown) => {
+    if (typeof arg !== "function") return original(arg, options);
+    let opened: object | undefined;
+    const settle = () => {
+      const hooks = opened && settleHooks.get(opened);
+      if (!hooks) return;
+      settleHooks.delete(opened!);
+      for (const hook of hooks) hook();
+    };
+    return original(async (tx: object) => {
+      opened = tx;
+      settleHooks.set(tx, []);
+      return (arg as (tx: object) => Promise<unknown>)(tx);
+    }, options).finally(settle);
+  };
+  Object.defineProperty(client, "$transaction", { value: hooked, configurable: true, writable: true });
+  return client;
 }
 
 /** The process's one Prisma client, created on first use. */

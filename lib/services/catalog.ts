@@ -5,6 +5,7 @@ import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
+import { bumpGeneration } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -135,6 +136,7 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
     if (count === 0)
       throw new AppError(codes[input.kind].alreadyRegistered, `${input.kind} ${JSON.stringify(input.entryId)} version ${input.version} is registered already`, { [`${input.kind}Id`]: input.entryId, version: input.version });
     await refreshLatest(tx, entry.id);
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
     return tx.catalogVersion.findUniqueOrThrow({ where: { tenantId_kind_entryId_version: { tenantId: actor.tenantId, kind: input.kind, entryId: input.entryId, version: input.version } } });
   });
@@ -200,6 +202,7 @@ export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, e
     if (row.status !== status) {
       await tx.catalogVersion.update({ where: { id: row.id }, data: { status, statusChangedAt: new Date() } });
       await refreshLatest(tx, existing.id);
+      await bumpGeneration(tx, actor.tenantId);
       await audit(tx, actor, { action: `${kind}.${status === "active" ? "reinstated" : "unregistered"}`, subjectType: kind, subjectId: `${entryId}@${version}`, projectId: row.projectId });
     }
     return tx.catalogVersion.findUniqueOrThrow({ where: { id: row.id } });

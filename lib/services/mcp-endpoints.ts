@@ -18,6 +18,7 @@ import { resolveSecretValue } from "@/lib/services/secrets";
 import { checkMcpUrl, dropConnection, errorMessage, McpConnectError, parseEndpoint, poolKey, pooledConnection, stdioAllowed, type McpConnection, type McpConnectionConfig } from "@/lib/tools/mcp/connection";
 import { discoveredTool, listAllTools } from "@/lib/tools/mcp/discovery";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
+import { bumpGeneration } from "@/lib/services/tenant-generation";
 
 /** A stored header: a literal value or the name of a secret. */
 type StoredHeader = { value: string } | { secret: string };
@@ -221,6 +222,7 @@ export async function registerMcpEndpoint(actor: Actor, body: RegisterMcpEndpoin
     const saved = existing
       ? await tx.mcpEndpoint.update({ where: { id: existing.id }, data })
       : await tx.mcpEndpoint.create({ data: { tenantId: actor.tenantId, projectId, name: body.name, ...data } });
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "mcp-endpoint.registered", subjectType: "mcp-endpoint", subjectId: saved.id, projectId, data: { name: body.name } });
     return saved;
   });
@@ -281,6 +283,7 @@ export async function unregisterMcpEndpoint(actor: Actor, endpointId: string): P
   const db = await getDb();
   const updated = await db.$transaction(async (tx) => {
     const saved = await tx.mcpEndpoint.update({ where: { id: row.id }, data: { unregisteredAt: new Date() } });
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "mcp-endpoint.unregistered", subjectType: "mcp-endpoint", subjectId: row.id, projectId: row.projectId });
     return saved;
   });

@@ -17,6 +17,7 @@ import { type Actor, actorSeesProvider, authorizeTenantWide, providerServesProje
 import { audit } from "@/lib/services/audit";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import type { HostResolver } from "@/lib/tools/network-policy";
+import { bumpGeneration } from "@/lib/services/tenant-generation";
 
 /** A tenant's provider as the API shows it: its configuration (never the key) and who configured it when. */
 export type TenantProviderView = ProviderView & { source: "tenant"; baseUrl: string; apiKeySecret: string; projectIds: string[] | null; createdBy: string; createdAt: string; updatedAt: string };
@@ -182,6 +183,7 @@ export async function registerModelProvider(actor: Actor, body: Record<string, u
       skipDuplicates: true,
     });
     if (count === 0) throw taken();
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "provider.registered", subjectType: "provider", subjectId: config.id, data: { kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, projectIds: config.projectIds } });
     return tenantProviderView(await tx.tenantModelProvider.findUniqueOrThrow({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: rowSelect }));
   });
@@ -206,6 +208,7 @@ export async function deleteModelProvider(actor: Actor, providerId: string): Pro
   return db.$transaction(async (tx) => {
     const { count } = await tx.tenantModelProvider.deleteMany({ where: { tenantId: actor.tenantId, providerId } });
     if (count === 0) throw notFound("provider", providerId);
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "provider.deleted", subjectType: "provider", subjectId: providerId });
     return { id: providerId, deleted: true as const };
   });

@@ -1,0 +1,142 @@
+/**
+ * Per-tenant cache generations: what a request may serve from memory instead of the database (the actor an API key or
+ * a session stands for, tool and guardrail resolutions, provider lists) is cached under its tenant's generation, and
+ * every write that can change such a value bumps the generation in its own transaction ({@link bumpGeneration}).
+ *
+ * - In this process a bump invalidates at once: when it is made (inside the transaction) and again when the
+ *   transaction settles (a value loaded between the two could have read the state before the commit).
+ * - Other processes on the same PostgreSQL database learn of a bump through `NOTIFY kindgi_generation` (sent inside
+ *   the bumping transaction, so delivered on commit) on one listening connection per process.
+ * - Whatever happens to that connection, no cached value is served more than {@link CACHE_TTL_MS} after its load
+ *   started: a revoked key is refused at once on the server that revoked it and within one second everywhere.
+ * On the embedded database (PGlite) the process is the only one.
+ */
+import { createHash } from "node:crypto";
+import { databaseConfig } from "@/lib/db/config";
+import { afterTransaction, type DbTx } from "@/lib/db";
+
+/** The longest a cached value is served after its load started, whatever the notifications say. */
+export const CACHE_TTL_MS = 1000;
+/** The most values held; the oldest go first. */
+const MAX_ENTRIES = 20_000;
+const CHANNEL = "kindgi_generation";
+
+type Entry = { epoch: number; loadedAt: number; tenantId: string | null; value: Promise<unknown> };
+type State = {
+  /** Incremented by every bump, here or elsewhere. */
+  epoch: number;
+  /** The epoch of each tenant's last bump. */
+  bumped: Map<string, number>;
+  entries: Map<string, Entry>;
+  listening: boolean;
+};
+
+const state: State = ((globalThis as { [key: symbol]: State | undefined })[Symbol.for("kindgi.tenant-generation")] ??= { epoch: 0, bumped: new Map(), entries: new Map(), listening: false });
+
+/** Invalidates every value cached for `tenantId` in this process. */
+export function invalidateTenant(tenantId: string): void {
+  state.epoch += 1;
+  state.bumped.set(tenantId, state.epoch);
+}
+
+/**
+ * Marks a change to what `tenantId`'s cached values hold, inside the transaction `tx` that makes it: this process
+ * forgets them now and again once the transaction settles; other processes on PostgreSQL when it commits.
+ */
+export async function bumpGeneration(tx: DbTx, tenantId: string): Promise<void> {
+  invalidateTenant(tenantId);
+  afterTransaction(tx, () => invalidateTenant(tenantId));
+  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, tenantId);
+}
+
+function fresh(entry: Entry, now: number): boolean {
+  if (now - entry.loadedAt > CACHE_TTL_MS) return false;
+  return entry.tenantId === null || (state.bumped.get(entry.tenantId) ?? 0) <= entry.epoch;
+}
+
+function store(key: string, entry: Entry) {
+  state.entries.delete(key);
+  state.entries.set(key, entry);
+  if (state.entries.size > MAX_ENTRIES) {
+    const now = Date.now();
+    for (const [oldKey, old] of state.entries) {
+      if (state.entries.size <= MAX_ENTRIES * 0.9) break;
+      if (!fresh(old, now) || state.entries.size > MAX_ENTRIES) state.entries.delete(oldKey);
+    }
+  }
+}
+
+/**
+ * The value of `key` for `tenantId`: cached while the tenant's generation holds (at most {@link CACHE_TTL_MS}), else
+ * loaded by `load` (concurrent callers share one load). A load that fails is not kept.
+ */
+export function cached<T>(tenantId: string, key: string, load: () => Promise<T>): Promise<T> {
+  return cachedFor(`${tenantId}\u0000${key}`, async () => ({ tenantId, value: await load() }));
+}
+
+/**
+ * As {@link cached}, for a value whose tenant is known only once loaded (the actor of an API key): `load` names it.
+ * `key` is global; pass a digest, not a secret.
+ */
+export function cachedFor<T>(key: string, load: () => Promise<{ tenantId: string; value: T }>): Promise<T> {
+  ensureListening();
+  const now = Date.now();
+  const hit = state.entries.get(key);
+  if (hit && fresh(hit, now)) return hit.value as Promise<T>;
+  const entry: Entry = { epoch: state.epoch, loadedAt: now, tenantId: null, value: Promise.resolve() };
+  entry.value = load().then(
+    (loaded) => {
+      entry.tenantId = loaded.tenantId;
+      return loaded.value;
+    },
+    (error) => {
+      if (state.entries.get(key) === entry) state.entries.delete(key);
+      throw error;
+    },
+  );
+  store(key, entry);
+  return entry.value as Promise<T>;
+}
+
+/** A digest of a secret (a key, a session token) to cache under. */
+export const cacheKeyOf = (kind: string, secret: string) => `${kind}:${createHash("sha256").update(secret).digest("base64url")}`;
+
+/** Forgets every cached value (tests). */
+export function clearCaches(): void {
+  state.entries.clear();
+}
+
+/** One LISTEN connection per process on PostgreSQL; it reconnects after a failure (the TTL covers the gap). */
+function ensureListening() {
+  if (state.listening) return;
+  state.listening = true;
+  const config = databaseConfig();
+  if (config.kind !== "postgresql") return;
+  const connect = async (delay: number) => {
+    const pg = (await import("pg")).default;
+    const client = new pg.Client({ connectionString: config.url });
+    let retried = false;
+    const retry = () => {
+      if (retried) return;
+      retried = true;
+      client.end().catch(() => {});
+      // Whatever was missed while disconnected: forget everything.
+      state.entries.clear();
+      setTimeout(() => connect(Math.min(delay * 2, 5000)).catch(() => {}), delay).unref();
+    };
+    client.on("error", retry);
+    client.on("end", retry);
+    client.on("notification", (message) => {
+      if (message.channel === CHANNEL && message.payload) invalidateTenant(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      // The connection must not keep the process alive on its own.
+      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    } catch {
+      retry();
+    }
+  };
+  connect(100).catch(() => {});
+}
