@@ -8,11 +8,12 @@ import { AppError } from "@/lib/errors";
 /** The methods Next.js hands to a route handler; it answers any other one with an empty 400. */
 const ROUTED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
 
-// In front of every /v1 route, /health and the console's pages. For the API: what Next.js would answer with an empty or plain-text page (a path it cannot decode,
-// a method no route handler takes, OPTIONS) is answered here, in the API's envelope.
+// In front of /health and the console's pages; not of /v1 (scripts/http-edge.mjs answers there what Next.js would
+// answer with an empty or plain-text page: a path it cannot decode, a method no route handler takes, OPTIONS). For
+// /health the same is answered here, in the API's envelope.
 export function proxy(request: NextRequest) {
   const url = new URL(request.url);
-  if (url.pathname !== "/health" && !url.pathname.startsWith("/v1/") && url.pathname !== "/v1") {
+  if (url.pathname !== "/health") {
     // A console page: pass the path asked for on to the layout (it sends a person without a session to sign in and back).
     const forwarded = new Headers(request.headers);
     forwarded.set(CONSOLE_PATH_HEADER, `${url.pathname}${url.search}`);
@@ -63,5 +64,5 @@ function decodes(text: string): boolean {
   }
 }
 
-// /v1 and /health, and the console's pages (not the sign-in, next-auth, or Next's own files).
-export const config = { matcher: ["/v1/:path*", "/health", "/((?!v1/|v1$|api/|_next/|sign-in|health|favicon\\.ico).*)"] };
+// /health and the console's pages (not /v1, the sign-in, next-auth, or Next's own files).
+export const config = { matcher: ["/health", "/((?!v1/|v1$|api/|_next/|sign-in|health|favicon\\.ico).*)"] };

@@ -1,18 +1,32 @@
+/** Where RawJson values met by the JSON.stringify in progress put their text (stringify is synchronous). */
+let collecting: string[] | null = null;
+
 /** JSON text kept exactly as stored (a manifest as registered), spliced into a response unchanged. */
 export class RawJson {
   constructor(readonly text: string) {}
+
+  /** Within {@link stringifyResponse}: a placeholder for the stored text; elsewhere the parsed value. */
+  toJSON(): unknown {
+    if (!collecting) return JSON.parse(this.text);
+    collecting.push(this.text);
+    return `\u0000raw:${collecting.length - 1}`;
+  }
 }
 
-/** JSON.stringify that writes RawJson values as their stored text. */
+/**
+ * JSON.stringify that writes RawJson values as their stored text. A body without one costs a plain JSON.stringify
+ * (no replacer is called per value).
+ */
 export function stringifyResponse(value: unknown): string {
+  const outer = collecting;
   const raws: string[] = [];
-  const text = JSON.stringify(value, (_key, item) => {
-    if (item instanceof RawJson) {
-      raws.push(item.text);
-      return `\u0000raw:${raws.length - 1}`;
-    }
-    return item;
-  });
+  collecting = raws;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } finally {
+    collecting = outer;
+  }
   if (raws.length === 0) return text;
   return text.replace(/"\\u0000raw:(\d+)"/g, (_match, index: string) => raws[Number(index)]);
 }

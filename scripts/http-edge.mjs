@@ -8,6 +8,9 @@
 //   declares its size (Content-Length) is answered 413 here at once, unread. A chunked one ends for Next.js one chunk
 //   past the limit (the route then answers 413), the rest is discarded unread and the connection closed after the
 //   answer, so even an endless upload is answered;
+// - on an API path: a path segment that is not valid percent-encoded UTF-8 (Next.js would answer a plain 500), a
+//   method the path does not serve (405 with Allow), OPTIONS (204 with Allow), and at a path no operation has, a method
+//   no route handler takes (404); so that no proxy runs in front of the API's routes;
 // - requests Node's HTTP parser refuses (a method it does not know, an odd-cased one such as `get`, a malformed
 //   request line or header, headers too large, a timeout): Node would answer an empty 400, 431 or 408.
 // Everything else passes to Next.js untouched.
@@ -61,6 +64,31 @@ export function malformedQueryAnswer(target) {
   return null;
 }
 
+/** The methods Next.js hands to a route handler; it answers any other one with an empty 400. */
+const ROUTED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * What the API answers itself before Next.js for an API path (`/v1…`), or null to pass the request on: a path segment
+ * whose percent-encoding does not decode to UTF-8 (Next.js would answer a plain 500), a method the path does not serve
+ * (405 with Allow), OPTIONS (204 with Allow), a method no route handler takes at an unknown path (404).
+ */
+export function apiAnswer(method, target, lookup = allowedMethods) {
+  if (!isApiTarget(target)) return null;
+  const pathname = target.split("?")[0];
+  const segments = pathname.split("/");
+  for (let i = 1; i < segments.length; i++) {
+    if (segments[i].includes("%") && !decodes(segments[i])) {
+      const shown = JSON.stringify(segments[i].length > 80 ? `${segments[i].slice(0, 80)}…` : segments[i]);
+      return { status: 400, code: "bad-input", message: `path segment ${i} (${shown}) is not valid percent-encoded UTF-8`, details: { issues: [{ path: "/path", message: `segment ${i} is not valid percent-encoded UTF-8` }] } };
+    }
+  }
+  const allowed = lookup(pathname);
+  if (!allowed) return ROUTED_METHODS.has(method) ? null : { status: 404, code: "not-found", message: `no route ${method} ${pathname}` };
+  if (allowed.includes(method)) return null;
+  if (method === "OPTIONS") return { status: 204, headers: { Allow: [...allowed, "OPTIONS"].sort().join(", ") } };
+  return { status: 405, code: "method-not-allowed", message: `${method} is not served at ${pathname}; use ${allowed.join(", ")}`, details: { allow: allowed }, headers: { Allow: allowed.join(", ") } };
+}
+
 function decodes(text) {
   try {
     decodeURIComponent(text.replaceAll("+", " "));
@@ -81,6 +109,7 @@ export function clientErrorAnswer(error, lookup = allowedMethods) {
 
 function envelope(answer) {
   const requestId = randomUUID();
+  if (answer.status === 204) return { status: 204, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...answer.headers }, body: "" };
   const body = JSON.stringify({ error: { code: answer.code, message: answer.message, ...(answer.details ? { details: answer.details } : {}), requestId } });
   const headers = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": requestId, ...answer.headers, "Content-Length": String(Buffer.byteLength(body)) };
   return { status: answer.status, headers, body };
@@ -154,10 +183,20 @@ http.createServer = function createGuardedServer(...args) {
   if (index >= 0) {
     const listener = args[index];
     args[index] = function guardedListener(request, response) {
-      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(request.url ?? "/") ?? declaredTooLarge(request);
+      const target = request.url ?? "/";
+      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(target) ?? declaredTooLarge(request);
       if (!FORBIDDEN_METHODS.has(request.method) && !malformed) {
-        if (isApiTarget(request.url ?? "")) capBody(request, response);
-        return listener.call(this, request, response);
+        if (!isApiTarget(target)) return listener.call(this, request, response);
+        const pass = (answer) => {
+          if (answer) return answerRequest(request.resume(), response, answer).catch(() => response.destroy());
+          capBody(request, response);
+          return listener.call(this, request, response);
+        };
+        // The method table arrives once the app has loaded; until then a request waits for it.
+        if (allowedMethods) return pass(apiAnswer(request.method, target));
+        return table()
+          .then((lookup) => pass(lookup ? apiAnswer(request.method, target, lookup) : null))
+          .catch(() => response.destroy());
       }
       request.resume(); // whatever body was sent is discarded unread
       answerRequest(request, response, malformed).catch(() => response.destroy());

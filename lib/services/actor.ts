@@ -117,12 +117,16 @@ export function projectFilter(actor: Actor, requested?: string): { projectId?: s
  * A missing or foreign project is 400 bad-input (the seed's rule for POST /v1/tools).
  */
 export async function resolveWritableProject(tx: DbTx, actor: Actor, projectId: unknown): Promise<string> {
+  return resolveWritableProjectWith(actor, projectId, async (id) => (await tx.project.findFirst({ where: { id, tenantId: actor.tenantId }, select: { id: true } })) !== null);
+}
+
+/** As {@link resolveWritableProject}, with `exists` telling whether the tenant has project `id` (e.g. from a cache). */
+export async function resolveWritableProjectWith(actor: Actor, projectId: unknown, exists: (id: string) => Promise<boolean>): Promise<string> {
   const issue = (message: string) => new AppError("bad-input", message, { issues: [{ path: "/projectId", message }] });
   if (projectId === undefined) throw issue("projectId is required");
   if (typeof projectId !== "string" || !isUuid(projectId)) throw issue("projectId must be a UUID");
   const id = projectId.toLowerCase();
   if (actor.projectId && actor.projectId !== id) throw issue("projectId is not a project of the caller's tenant");
-  const project = await tx.project.findFirst({ where: { id, tenantId: actor.tenantId }, select: { id: true } });
-  if (!project) throw issue("projectId is not a project of the caller's tenant");
-  return project.id;
+  if (!(await exists(id))) throw issue("projectId is not a project of the caller's tenant");
+  return id;
 }

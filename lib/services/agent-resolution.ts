@@ -12,6 +12,7 @@ import type { ToolRef } from "@/lib/agents/validate-agent";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { builtinToolVersions, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
 import { toolInvocability } from "@/lib/tools/invocability";
+import { cached } from "@/lib/services/tenant-generation";
 
 /** Where an agent's tools are looked up: its tenant and project (an Actor fits when it carries both). */
 export type ResolutionScope = { tenantId: string; projectId: string };
@@ -59,6 +60,14 @@ export async function activeToolVersions(scope: ResolutionScope, toolIds: readon
  * that exist, highest first. Pass `db` to read inside a transaction (the kernel at run start).
  */
 export async function resolveAgentTools(scope: ResolutionScope, definition: { tools: readonly ToolRef[] }, db?: DbTx): Promise<ToolResolution> {
+  if (db) return resolveNow(scope, definition, db);
+  // Outside a transaction: under the tenant's generation (registering or unregistering a version bumps it).
+  const key = `tools:${scope.projectId}:${JSON.stringify(definition.tools.map((ref) => [ref.id, ref.version]))}`;
+  const result = await cached(scope.tenantId, key, () => resolveNow(scope, definition));
+  return { resolved: result.resolved.map((item) => ({ ...item })), unresolved: result.unresolved.map((item) => ({ ...item, available: [...item.available] })) };
+}
+
+async function resolveNow(scope: ResolutionScope, definition: { tools: readonly ToolRef[] }, db?: DbTx): Promise<ToolResolution> {
   const result: ToolResolution = { resolved: [], unresolved: [] };
   for (const item of await resolveReferences(scope, definition.tools, db)) {
     if (item.version) result.resolved.push({ id: item.id, range: item.range, version: item.version });

@@ -9,7 +9,7 @@ import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, uninvocableToolWarnings, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type AgentVersionView = {
   agentId: string;
@@ -46,7 +46,7 @@ const agentVersionView = (row: CatalogVersionRow): AgentVersionView => ({
   definition: new RawJson(row.document),
 });
 
-const summary = (row: CatalogVersionRow): AgentSummary => ({
+const summary = (row: CatalogListRow): AgentSummary => ({
   agentId: row.entryId,
   projectId: row.projectId,
   latestVersion: row.version,

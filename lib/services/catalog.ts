@@ -2,10 +2,11 @@ import semver from "semver";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
-import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
+import { randomUUID } from "node:crypto";
+import { type Actor, projectFilter, requireWrite, resolveWritableProject, resolveWritableProjectWith } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
-import { bumpGeneration } from "@/lib/services/tenant-generation";
+import { bumpGeneration, cached } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -104,48 +105,140 @@ async function lockEntry(tx: DbTx, actor: Actor, kind: CatalogKind, entryId: str
   return tx.catalogEntry.update({ where: { tenantId_kind_entryId: { tenantId: actor.tenantId, kind, entryId } }, data: { updatedAt: new Date() } });
 }
 
-/** Registers a new version; 409 when the id and version exist or the id lives in another project. */
+/** Whether the tenant has the project, under the tenant's generation (creating a project bumps it; none is deleted). */
+const projectExists = (tenantId: string, id: string) =>
+  cached(tenantId, `project:${id}`, async () => (await (await getDb()).project.findFirst({ where: { id, tenantId }, select: { id: true } })) !== null);
+
+/**
+ * Registers a new version; 409 when the id and version exist or the id lives in another project. In one transaction
+ * of few statements: the entry upserted and locked (RETURNING its project), the version inserted (RETURNING, with the
+ * entry's active versions), the latest marks moved only when the new version is the highest (computed here), the
+ * audit event, the generation bump.
+ */
 export async function registerCatalogVersion(actor: Actor, input: NewCatalogVersion): Promise<CatalogVersionRow> {
   requireWrite(actor);
+  const projectId = await resolveWritableProjectWith(actor, input.projectId, (id) => projectExists(actor.tenantId, id));
   const db = await getDb();
+  const versionId = randomUUID();
+  const tags = input.tags ?? [];
+  const effectKinds = input.effectKinds ?? [];
   return db.$transaction(async (tx) => {
-    const projectId = await resolveWritableProject(tx, actor, input.projectId);
-    const entry = await lockEntry(tx, actor, input.kind, input.entryId, projectId);
+    // Locks the entry row (creating the entry when new) so concurrent registrations of one id serialize.
+    const [entry] = await tx.$queryRawUnsafe<{ id: string; projectId: string }[]>(
+      `INSERT INTO "CatalogEntry" ("id", "tenantId", "projectId", "kind", "entryId") VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5)
+       ON CONFLICT ("tenantId", "kind", "entryId") DO UPDATE SET "updatedAt" = CURRENT_TIMESTAMP
+       RETURNING "id"::text AS "id", "projectId"::text AS "projectId"`,
+      randomUUID(), actor.tenantId, projectId, input.kind, input.entryId,
+    );
     if (entry.projectId !== projectId)
       throw new AppError(codes[input.kind].projectMismatch, `${input.kind} ${JSON.stringify(input.entryId)} is registered in another project of this tenant`, { [`${input.kind}Id`]: input.entryId });
-    const { count } = await tx.catalogVersion.createMany({
-      data: [{
-        tenantId: actor.tenantId,
-        projectId,
-        entryRowId: entry.id,
-        kind: input.kind,
-        entryId: input.entryId,
-        version: input.version,
-        name: input.name ?? null,
-        description: input.description ?? null,
-        tags: input.tags ?? [],
-        searchText: [input.entryId, input.name ?? "", input.description ?? "", ...(input.tags ?? [])].join("\n").toLowerCase(),
-        mutating: input.mutating ?? null,
-        transport: input.transport ?? null,
-        effectKinds: input.effectKinds ?? [],
-        document: input.document,
-        registeredBy: actor.userId,
-      }],
-      skipDuplicates: true,
-    });
-    if (count === 0)
+    const [inserted] = await tx.$queryRawUnsafe<{ registeredAt: Date; active: string[] }[]>(
+      `WITH inserted AS (
+         INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy")
+         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13, $14::text[], $15, $16::uuid)
+         ON CONFLICT ("tenantId", "kind", "entryId", "version") DO NOTHING
+         RETURNING "registeredAt")
+       SELECT "registeredAt", ARRAY(SELECT "version" FROM "CatalogVersion" WHERE "entryRowId" = $4::uuid AND "status" = 'active') AS "active" FROM inserted`,
+      versionId, actor.tenantId, projectId, entry.id, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, tags,
+      [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, effectKinds, input.document, actor.userId,
+    );
+    if (!inserted)
       throw new AppError(codes[input.kind].alreadyRegistered, `${input.kind} ${JSON.stringify(input.entryId)} version ${input.version} is registered already`, { [`${input.kind}Id`]: input.entryId, version: input.version });
-    await refreshLatest(tx, entry.id);
-    await bumpGeneration(tx, actor.tenantId);
+    // The statement's snapshot does not show the version it inserted: the latest is computed with it here.
+    const isLatest = [...inserted.active, input.version].sort(newestFirst)[0] === input.version;
+    if (isLatest) {
+      await tx.$executeRawUnsafe(
+        `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1)
+         UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE "id" = $1::uuid`,
+        entry.id, versionId, input.version,
+      );
+    }
     await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
-    return tx.catalogVersion.findUniqueOrThrow({ where: { tenantId_kind_entryId_version: { tenantId: actor.tenantId, kind: input.kind, entryId: input.entryId, version: input.version } } });
+    await bumpGeneration(tx, actor.tenantId);
+    return {
+      id: versionId,
+      projectId,
+      entryId: input.entryId,
+      version: input.version,
+      name: input.name ?? null,
+      description: input.description ?? null,
+      tags,
+      mutating: input.mutating ?? null,
+      transport: input.transport ?? null,
+      effectKinds,
+      document: input.document,
+      status: "active",
+      isLatest,
+      registeredBy: actor.userId,
+      registeredAt: inserted.registeredAt instanceof Date ? inserted.registeredAt : new Date(inserted.registeredAt),
+      statusChangedAt: null,
+    };
   });
 }
 
 export type CatalogFilters = { projectId?: string; q?: string; effect?: string; mutating?: boolean; transport?: string; tag?: string };
 
-/** Latest active version of each entry the actor can see, ordered by id. */
-export async function listCatalog(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<CatalogVersionRow>> {
+/** A list row: every column but the document. */
+export type CatalogListRow = Omit<CatalogVersionRow, "document">;
+const listSelect = { id: true, projectId: true, entryId: true, version: true, name: true, description: true, tags: true, mutating: true, transport: true, effectKinds: true, status: true, isLatest: true, registeredBy: true, registeredAt: true, statusChangedAt: true } as const;
+
+/** A small in-process LRU map. */
+export class BoundedMap<K, V> {
+  private readonly map = new Map<K, V>();
+  constructor(private readonly max: number) {}
+  get(key: K): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+}
+
+/** Catalog versions are immutable documents: each is read from the database once per process (bounded). */
+const documents = new BoundedMap<string, { id: string; document: string }>(5000);
+
+/**
+ * The document of one registered version (any status: a version unregistered after a run started still runs to its
+ * end), by tenant, project, kind, id and version; null when there is none (not cached).
+ */
+export async function catalogDocument(scope: { tenantId: string; projectId: string }, kind: CatalogKind, entryId: string, version: string): Promise<{ id: string; document: string } | null> {
+  const key = JSON.stringify([scope.tenantId, scope.projectId, kind, entryId, version]);
+  const hit = documents.get(key);
+  if (hit) return hit;
+  const db = await getDb();
+  const row = await db.catalogVersion.findFirst({ where: { tenantId: scope.tenantId, projectId: scope.projectId, kind, entryId, version }, select: { id: true, document: true } });
+  if (row) documents.set(key, row);
+  return row;
+}
+
+/** The documents of versions by row id, read from the database only for those not held already. */
+export async function documentsById(ids: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const hit = documents.get(`id:${id}`);
+    if (hit) found.set(id, hit.document);
+    else missing.push(id);
+  }
+  if (missing.length) {
+    const db = await getDb();
+    for (const row of await db.catalogVersion.findMany({ where: { id: { in: missing } }, select: { id: true, document: true } })) {
+      documents.set(`id:${row.id}`, row);
+      found.set(row.id, row.document);
+    }
+  }
+  return found;
+}
+
+/** Latest active version of each entry the actor can see, ordered by id; the documents are not read. */
+export async function listCatalog(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<CatalogListRow>> {
   const db = await getDb();
   const after = decodeCursor(page.cursor) as [string] | undefined;
   const rows = await db.catalogVersion.findMany({
@@ -163,6 +256,7 @@ export async function listCatalog(actor: Actor, kind: CatalogKind, filters: Cata
     },
     orderBy: { entryId: "asc" },
     take: page.limit + 1,
+    select: listSelect,
   });
   return toPage(rows, page.limit, (row) => [row.entryId], (row) => row);
 }

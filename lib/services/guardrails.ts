@@ -5,7 +5,8 @@ import { AppError } from "@/lib/errors";
 import { validateGuardrailDefinition, type GuardrailDefinition } from "@/lib/guardrails/definition";
 import type { ResolvedGuardrail } from "@/lib/guardrails/evaluate";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { cached } from "@/lib/services/tenant-generation";
 
 export type GuardrailVersionView = {
   guardrailId: string;
@@ -46,8 +47,8 @@ const guardrailVersionView = (row: CatalogVersionRow): GuardrailVersionView => (
   definition: new RawJson(row.document),
 });
 
-function summary(row: CatalogVersionRow): GuardrailSummary {
-  const definition = definitionOf(row);
+function summary(row: CatalogListRow, document: string): GuardrailSummary {
+  const definition = definitionOf({ document });
   return {
     guardrailId: row.entryId,
     projectId: row.projectId,
@@ -101,7 +102,8 @@ export async function registerGuardrail(actor: Actor, body: Record<string, unkno
 /** Guardrails the actor can see (latest active version of each), ordered by id; `q` searches id, name, description and tags. */
 export async function listGuardrails(actor: Actor, filters: Pick<CatalogFilters, "projectId" | "q" | "tag">, page: { limit: number; cursor?: string }): Promise<Page<GuardrailSummary>> {
   const result = await listCatalog(actor, "guardrail", filters, page);
-  return { ...result, data: result.data.map(summary) };
+  const documents = await documentsById(result.data.map((row) => row.id));
+  return { ...result, data: result.data.map((row) => summary(row, documents.get(row.id)!)) };
 }
 
 /** A guardrail: its latest active version (null when every version is unregistered) and all its versions, newest first. */
@@ -139,10 +141,15 @@ export async function setGuardrailVersionStatus(actor: Actor, guardrailId: strin
  * registered in another project or tenant) is listed in `missing`; the kernel decides what a missing guardrail
  * means for the turn. Pass `db` to read inside a transaction.
  */
-export async function resolveGuardrails(scope: { tenantId: string; projectId: string }, ids: readonly string[], db?: DbTx): Promise<{ resolved: ResolvedGuardrail[]; missing: string[] }> {
+export async function resolveGuardrails(scope: { tenantId: string; projectId: string }, ids: readonly string[], db?: DbTx | Promise<DbTx>): Promise<{ resolved: ResolvedGuardrail[]; missing: string[] }> {
   const distinct = [...new Set(ids)];
   if (distinct.length === 0) return { resolved: [], missing: [] };
-  const client = db ?? (await getDb());
+  if (!db) {
+    // Under the tenant's generation (registering or unregistering a version bumps it).
+    const found = await cached(scope.tenantId, `guardrails:${scope.projectId}:${JSON.stringify(distinct)}`, () => resolveGuardrails(scope, distinct, getDb()));
+    return { resolved: [...found.resolved], missing: [...found.missing] };
+  }
+  const client = await db;
   const rows = await client.catalogVersion.findMany({
     where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "guardrail", isLatest: true, entryId: { in: distinct } },
     select: { entryId: true, version: true, document: true },

@@ -18,6 +18,7 @@ import { audit } from "@/lib/services/audit";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import type { HostResolver } from "@/lib/tools/network-policy";
 import { bumpGeneration } from "@/lib/services/tenant-generation";
+import { cached } from "@/lib/services/tenant-generation";
 
 /** A tenant's provider as the API shows it: its configuration (never the key) and who configured it when. */
 export type TenantProviderView = ProviderView & { source: "tenant"; baseUrl: string; apiKeySecret: string; projectIds: string[] | null; createdBy: string; createdAt: string; updatedAt: string };
@@ -87,8 +88,10 @@ function tenantProviderView(row: TenantProviderRow): TenantProviderView {
  * transaction.
  */
 export async function providersForProject(tenantId: string, projectId: string | null, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<ProviderDescriptor[]> {
-  const client = db ?? (await getDb());
-  const rows = await client.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect });
+  // The tenant's rows, outside a transaction, under its generation (registering or deleting a provider bumps it).
+  const rows = db
+    ? await db.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect })
+    : await cached(tenantId, "providers", async () => (await getDb()).tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect }));
   const serving = projectId === null ? rows : rows.filter((row) => providerServesProject(limitOf(row), projectId));
   return [...serving.map(tenantDescriptor), ...listProviders(env)];
 }

@@ -9,7 +9,7 @@ import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinTool
 import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
-import { type CatalogFilters, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { BoundedMap, type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type ToolVersionView = {
   toolId: string;
@@ -55,8 +55,31 @@ export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
   builtIn: false,
 });
 
-const summary = (row: CatalogVersionRow): ToolSummary => {
-  const manifest = JSON.parse(row.document) as Pick<ToolManifest, "needsApprovalWhenUnattended" | "pauses" | "resultIsOutsideData">;
+type ToolFlags = Pick<ToolManifest, "needsApprovalWhenUnattended" | "pauses" | "resultIsOutsideData">;
+/** The manifest's flags a list shows, by version row id (a version's manifest never changes). */
+const flagsByVersion = new BoundedMap<string, ToolFlags>(20_000);
+
+/** The flags of each listed version, reading manifests only for versions not seen before. */
+async function toolFlags(rows: readonly CatalogListRow[]): Promise<Map<string, ToolFlags>> {
+  const flags = new Map<string, ToolFlags>();
+  const missing: string[] = [];
+  for (const row of rows) {
+    const hit = flagsByVersion.get(row.id);
+    if (hit) flags.set(row.id, hit);
+    else missing.push(row.id);
+  }
+  if (missing.length) {
+    for (const [id, document] of await documentsById(missing)) {
+      const manifest = JSON.parse(document) as ToolFlags;
+      const found = { needsApprovalWhenUnattended: manifest.needsApprovalWhenUnattended === true, pauses: manifest.pauses === true, resultIsOutsideData: manifest.resultIsOutsideData === true };
+      flagsByVersion.set(id, found);
+      flags.set(id, found);
+    }
+  }
+  return flags;
+}
+
+const summary = (row: CatalogListRow, manifest: ToolFlags = {}): ToolSummary => {
   return {
     toolId: row.entryId,
     projectId: row.projectId,
@@ -133,7 +156,8 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
 
 export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<ToolSummary>> {
   const result = await listCatalog(actor, "tool", filters, page);
-  return { ...result, data: result.data.map(summary) };
+  const flags = await toolFlags(result.data);
+  return { ...result, data: result.data.map((row) => summary(row, flags.get(row.id))) };
 }
 
 /**
