@@ -5,7 +5,7 @@
  *   npx tsx bench/api-throughput.ts                                  # embedded PGlite
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
- * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --constant-requests N (3000),
+ * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
  *        --warmup N (50), --skip-build (reuse the existing .next build as is).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
@@ -13,7 +13,10 @@
  * keep-alive), after a warm-up of --warmup requests that are not counted:
  *   1. POST /v1/tools             – registers a distinct tool manifest per request (new id each time).
  *   2. GET  /v1/tools?limit=100   – lists tools once at least 300 are registered (every page holds 100 items).
- *   3. GET  /constant (baseline)  – a bare Next.js route handler returning constant JSON, in a minimal Next app built
+ *   3. GET  /v1/identity/whoami   – the cheapest authenticated /v1 read (API key → actor, then the caller's identity):
+ *                                   what the route wrapper and auth cost on top of Next.js (both served from the
+ *                                   per-tenant cache when warm).
+ *   4. GET  /constant (baseline)  – a bare Next.js route handler returning constant JSON, in a minimal Next app built
  *                                   at run time in a temp directory; it shows the floor set by Next.js itself.
  * Only one server is under load at a time: the product server is stopped before the baseline server starts.
  * Throughput = counted requests / wall time of the scenario; latency = time until the response body is fully read.
@@ -37,6 +40,7 @@ type Options = {
   concurrency: number;
   postRequests: number;
   listRequests: number;
+  emptyRequests: number;
   constantRequests: number;
   warmup: number;
   backend: "pglite" | "postgresql";
@@ -45,7 +49,7 @@ type Options = {
 };
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, constantRequests: 3000, warmup: 50, backend: "pglite", skipBuild: false };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 50, backend: "pglite", skipBuild: false };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -66,6 +70,9 @@ function parseArgs(argv: string[]): Options {
       case "--list-requests":
         options.listRequests = positiveInt(flag, value(), 1);
         break;
+      case "--empty-requests":
+        options.emptyRequests = positiveInt(flag, value(), 1);
+        break;
       case "--constant-requests":
         options.constantRequests = positiveInt(flag, value(), 1);
         break;
@@ -80,7 +87,7 @@ function parseArgs(argv: string[]): Options {
         break;
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--constant-requests N] [--warmup N] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -152,11 +159,15 @@ async function scenario(name: string, count: number, options: Options, make: (i:
   return { ...result, warmupErrors };
 }
 
+/** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the last row, the bare Next.js route). */
 function printTable(results: Result[]) {
-  const header = ["scenario", "requests", "concurrency", "req/s", "p50 ms", "p90 ms", "p99 ms", "errors"];
+  const header = ["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"];
+  const baseline = results.find((r) => r.scenario.includes("bare Next.js"));
+  const rate = (r: Result) => r.requests / r.seconds;
   const rows = results.map((r) => {
     const sorted = [...r.latencies].sort((a, b) => a - b);
-    return [r.scenario, String(r.requests), String(r.concurrency), (r.requests / r.seconds).toFixed(1), percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
+    const ratio = baseline ? `${((100 * rate(r)) / rate(baseline)).toFixed(1)} %` : "-";
+    return [r.scenario, String(r.requests), String(r.concurrency), rate(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
@@ -345,6 +356,7 @@ async function main() {
     const page = (await probe.json()) as { data?: unknown[] };
     if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
     results.push(await scenario("GET /v1/tools?limit=100", options.listRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth })));
+    results.push(await scenario("GET /v1/identity/whoami (empty /v1 route)", options.emptyRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth })));
 
     await server.stop();
 
@@ -357,6 +369,7 @@ async function main() {
 
     console.log("");
     printTable(results);
+    console.log("\ntargets: GET /v1/tools?limit=100 >= 70 % of the bare route, the empty /v1 route >= 90 %, POST /v1/tools >= 35 %, p99 < 50 ms");
     const failing = results.filter((r) => r.errors > 0);
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
     if (failing.length) process.exitCode = 1;

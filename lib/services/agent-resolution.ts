@@ -63,7 +63,7 @@ export async function resolveAgentTools(scope: ResolutionScope, definition: { to
   if (db) return resolveNow(scope, definition, db);
   // Outside a transaction: under the tenant's generation (registering or unregistering a version bumps it).
   const key = `tools:${scope.projectId}:${JSON.stringify(definition.tools.map((ref) => [ref.id, ref.version]))}`;
-  const result = await cached(scope.tenantId, key, () => resolveNow(scope, definition));
+  const result = await cached(scope.tenantId, key, () => resolveNow(scope, definition), "catalog");
   return { resolved: result.resolved.map((item) => ({ ...item })), unresolved: result.unresolved.map((item) => ({ ...item, available: [...item.available] })) };
 }
 

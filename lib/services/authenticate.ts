@@ -21,20 +21,22 @@ export async function authenticateApiKey(key: string): Promise<Actor> {
   const hash = hashApiKey(key);
   const found = await cachedFor(`key:${hash}`, async () => {
     const db = await getDb();
-    const row = await db.apiKey.findUnique({
-      where: { hash },
-      select: { id: true, tenantId: true, projectId: true, revokedAt: true, lastUsedAt: true, user: { select: { id: true, role: true, kind: true } } },
-    });
+    // One statement (the generated client would read the key and its user in two).
+    const [row] = await db.$queryRawUnsafe<{ id: string; tenantId: string; projectId: string | null; revokedAt: Date | null; lastUsedAt: Date | string | null; userId: string; role: string; kind: string }[]>(
+      `SELECT k."id"::text AS "id", k."tenantId"::text AS "tenantId", k."projectId"::text AS "projectId", k."revokedAt", k."lastUsedAt", u."id"::text AS "userId", u."role", u."kind"
+       FROM "ApiKey" k JOIN "User" u ON u."id" = k."userId" WHERE k."hash" = $1`,
+      hash,
+    );
     // An unknown key is not cached (tenantId ""), a revoked one is, under its tenant.
     if (!row) return { tenantId: "", value: null };
-    if (row.lastUsedAt && !lastUsedWritten.has(row.id)) lastUsedWritten.set(row.id, row.lastUsedAt.getTime());
+    if (row.lastUsedAt && !lastUsedWritten.has(row.id)) lastUsedWritten.set(row.id, new Date(row.lastUsedAt).getTime());
     const actor: Actor = {
       tenantId: row.tenantId,
-      userId: row.user.id,
+      userId: row.userId,
       apiKeyId: row.id,
       projectId: row.projectId,
-      role: row.user.role as Actor["role"],
-      isService: row.user.kind === "service",
+      role: row.role as Actor["role"],
+      isService: row.kind === "service",
       callerId: `key:${row.id}`,
     };
     return { tenantId: row.tenantId, value: { actor, revoked: row.revokedAt !== null } };

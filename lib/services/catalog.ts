@@ -3,10 +3,11 @@ import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { randomUUID } from "node:crypto";
+import { BoundedMap } from "@/lib/services/bounded-map";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject, resolveWritableProjectWith } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
-import { bumpGeneration, cached } from "@/lib/services/tenant-generation";
+import { bumpGeneration } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -99,15 +100,15 @@ async function refreshLatest(tx: DbTx, entryRowId: string): Promise<string | nul
   return latest;
 }
 
-/** Locks the entry row (creating the entry when new) so concurrent registrations of one id serialize. */
-async function lockEntry(tx: DbTx, actor: Actor, kind: CatalogKind, entryId: string, projectId: string) {
-  await tx.catalogEntry.createMany({ data: [{ tenantId: actor.tenantId, kind, entryId, projectId }], skipDuplicates: true });
-  return tx.catalogEntry.update({ where: { tenantId_kind_entryId: { tenantId: actor.tenantId, kind, entryId } }, data: { updatedAt: new Date() } });
+/** Projects known to exist, by tenant and id: no project is ever deleted, so a project found stays found. */
+const knownProjects = new BoundedMap<string, true>(10_000);
+async function projectExists(tenantId: string, id: string): Promise<boolean> {
+  const key = `${tenantId}:${id}`;
+  if (knownProjects.get(key)) return true;
+  const found = (await (await getDb()).project.findFirst({ where: { id, tenantId }, select: { id: true } })) !== null;
+  if (found) knownProjects.set(key, true);
+  return found;
 }
-
-/** Whether the tenant has the project, under the tenant's generation (creating a project bumps it; none is deleted). */
-const projectExists = (tenantId: string, id: string) =>
-  cached(tenantId, `project:${id}`, async () => (await (await getDb()).project.findFirst({ where: { id, tenantId }, select: { id: true } })) !== null);
 
 /**
  * Registers a new version; 409 when the id and version exist or the id lives in another project. In one transaction
@@ -154,7 +155,7 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
       );
     }
     await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
-    await bumpGeneration(tx, actor.tenantId);
+    await bumpGeneration(tx, actor.tenantId, "catalog");
     return {
       id: versionId,
       projectId,
@@ -181,25 +182,6 @@ export type CatalogFilters = { projectId?: string; q?: string; effect?: string; 
 /** A list row: every column but the document. */
 export type CatalogListRow = Omit<CatalogVersionRow, "document">;
 const listSelect = { id: true, projectId: true, entryId: true, version: true, name: true, description: true, tags: true, mutating: true, transport: true, effectKinds: true, status: true, isLatest: true, registeredBy: true, registeredAt: true, statusChangedAt: true } as const;
-
-/** A small in-process LRU map. */
-export class BoundedMap<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
-}
 
 /** Catalog versions are immutable documents: each is read from the database once per process (bounded). */
 const documents = new BoundedMap<string, { id: string; document: string }>(5000);
@@ -296,7 +278,7 @@ export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, e
     if (row.status !== status) {
       await tx.catalogVersion.update({ where: { id: row.id }, data: { status, statusChangedAt: new Date() } });
       await refreshLatest(tx, existing.id);
-      await bumpGeneration(tx, actor.tenantId);
+      await bumpGeneration(tx, actor.tenantId, "catalog");
       await audit(tx, actor, { action: `${kind}.${status === "active" ? "reinstated" : "unregistered"}`, subjectType: kind, subjectId: `${entryId}@${version}`, projectId: row.projectId });
     }
     return tx.catalogVersion.findUniqueOrThrow({ where: { id: row.id } });

@@ -146,7 +146,7 @@ export async function resolveGuardrails(scope: { tenantId: string; projectId: st
   if (distinct.length === 0) return { resolved: [], missing: [] };
   if (!db) {
     // Under the tenant's generation (registering or unregistering a version bumps it).
-    const found = await cached(scope.tenantId, `guardrails:${scope.projectId}:${JSON.stringify(distinct)}`, () => resolveGuardrails(scope, distinct, getDb()));
+    const found = await cached(scope.tenantId, `guardrails:${scope.projectId}:${JSON.stringify(distinct)}`, () => resolveGuardrails(scope, distinct, getDb()), "catalog");
     return { resolved: [...found.resolved], missing: [...found.missing] };
   }
   const client = await db;

@@ -21,7 +21,14 @@ export const CACHE_TTL_MS = 1000;
 const MAX_ENTRIES = 20_000;
 const CHANNEL = "kindgi_generation";
 
-type Entry = { epoch: number; loadedAt: number; tenantId: string | null; value: Promise<unknown> };
+/**
+ * What a write can change, so that a write bumps only the values it can make stale: `catalog` (tools, agents and
+ * guardrails: their resolutions) or everything of the tenant (keys, members, projects, providers, secrets, MCP
+ * endpoints) when none is named.
+ */
+export type GenerationScope = "catalog";
+
+type Entry = { epoch: number; loadedAt: number; tenantId: string | null; scope: GenerationScope | null; value: Promise<unknown> };
 type State = {
   /** Incremented by every bump, here or elsewhere. */
   epoch: number;
@@ -33,25 +40,27 @@ type State = {
 
 const state: State = ((globalThis as { [key: symbol]: State | undefined })[Symbol.for("kindgi.tenant-generation")] ??= { epoch: 0, bumped: new Map(), entries: new Map(), listening: false });
 
-/** Invalidates every value cached for `tenantId` in this process. */
-export function invalidateTenant(tenantId: string): void {
+/** Invalidates every value cached for `tenantId` in this process (of `scope` only when given). */
+export function invalidateTenant(tenantId: string, scope?: GenerationScope): void {
   state.epoch += 1;
-  state.bumped.set(tenantId, state.epoch);
+  state.bumped.set(scope ? `${tenantId}:${scope}` : tenantId, state.epoch);
 }
 
 /**
  * Marks a change to what `tenantId`'s cached values hold, inside the transaction `tx` that makes it: this process
  * forgets them now and again once the transaction settles; other processes on PostgreSQL when it commits.
  */
-export async function bumpGeneration(tx: DbTx, tenantId: string): Promise<void> {
-  invalidateTenant(tenantId);
-  afterTransaction(tx, () => invalidateTenant(tenantId));
-  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, tenantId);
+export async function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationScope): Promise<void> {
+  invalidateTenant(tenantId, scope);
+  afterTransaction(tx, () => invalidateTenant(tenantId, scope));
+  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, scope ? `${tenantId}:${scope}` : tenantId);
 }
 
 function fresh(entry: Entry, now: number): boolean {
   if (now - entry.loadedAt > CACHE_TTL_MS) return false;
-  return entry.tenantId === null || (state.bumped.get(entry.tenantId) ?? 0) <= entry.epoch;
+  if (entry.tenantId === null) return true;
+  if ((state.bumped.get(entry.tenantId) ?? 0) > entry.epoch) return false;
+  return entry.scope === null || (state.bumped.get(`${entry.tenantId}:${entry.scope}`) ?? 0) <= entry.epoch;
 }
 
 function store(key: string, entry: Entry) {
@@ -70,20 +79,20 @@ function store(key: string, entry: Entry) {
  * The value of `key` for `tenantId`: cached while the tenant's generation holds (at most {@link CACHE_TTL_MS}), else
  * loaded by `load` (concurrent callers share one load). A load that fails is not kept.
  */
-export function cached<T>(tenantId: string, key: string, load: () => Promise<T>): Promise<T> {
-  return cachedFor(`${tenantId}\u0000${key}`, async () => ({ tenantId, value: await load() }));
+export function cached<T>(tenantId: string, key: string, load: () => Promise<T>, scope?: GenerationScope): Promise<T> {
+  return cachedFor(`${tenantId}\u0000${key}`, async () => ({ tenantId, value: await load() }), scope);
 }
 
 /**
  * As {@link cached}, for a value whose tenant is known only once loaded (the actor of an API key): `load` names it.
  * `key` is global; pass a digest, not a secret.
  */
-export function cachedFor<T>(key: string, load: () => Promise<{ tenantId: string; value: T }>): Promise<T> {
+export function cachedFor<T>(key: string, load: () => Promise<{ tenantId: string; value: T }>, scope?: GenerationScope): Promise<T> {
   ensureListening();
   const now = Date.now();
   const hit = state.entries.get(key);
   if (hit && fresh(hit, now)) return hit.value as Promise<T>;
-  const entry: Entry = { epoch: state.epoch, loadedAt: now, tenantId: null, value: Promise.resolve() };
+  const entry: Entry = { epoch: state.epoch, loadedAt: now, tenantId: null, scope: scope ?? null, value: Promise.resolve() };
   entry.value = load().then(
     (loaded) => {
       entry.tenantId = loaded.tenantId;
@@ -127,7 +136,9 @@ function ensureListening() {
     client.on("error", retry);
     client.on("end", retry);
     client.on("notification", (message) => {
-      if (message.channel === CHANNEL && message.payload) invalidateTenant(message.payload);
+      if (message.channel !== CHANNEL || !message.payload) return;
+      const [tenantId, scope] = message.payload.split(":");
+      invalidateTenant(tenantId, scope === "catalog" ? scope : undefined);
     });
     try {
       await client.connect();

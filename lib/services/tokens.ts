@@ -4,7 +4,7 @@ import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, apiKeyFilter, authorizeTenantWide, reachesApiKey, resolveWritableProject } from "@/lib/services/actor";
 import { generateApiKey, hashApiKey, keyPrefix } from "@/lib/services/api-keys";
 import { audit } from "@/lib/services/audit";
-import { bumpGeneration } from "@/lib/services/tenant-generation";
+import { bumpGeneration, cached } from "@/lib/services/tenant-generation";
 
 export type TokenView = {
   id: string;
@@ -104,6 +104,11 @@ export type Identity = {
 
 /** Who the credential acts for. */
 export async function whoami(actor: Actor): Promise<Identity> {
+  // Under the tenant's generation: at most one second old, none after a write of this server to the tenant.
+  return cached(actor.tenantId, `whoami:${actor.callerId}`, () => loadIdentity(actor));
+}
+
+async function loadIdentity(actor: Actor): Promise<Identity> {
   const db = await getDb();
   const [tenant, user, key] = await Promise.all([
     db.tenant.findUniqueOrThrow({ where: { id: actor.tenantId }, select: { id: true, name: true, defaultProjectId: true } }),

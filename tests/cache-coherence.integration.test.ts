@@ -1,0 +1,118 @@
+// Cached authentication and resolution against real servers: what one server changes is never served stale by itself,
+// and by another server on the same PostgreSQL database for at most one second (README: "a revoked key is refused at
+// once on the replica that revoked it and within one second everywhere").
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, expectError, kindgi, newTenant, toolManifest, type TestTenant } from "./helpers/api";
+import { registerAgent, registerTool, script } from "./helpers/kernel";
+import { newOperatorToken, startServer, type RunningServer } from "./helpers/server";
+
+const WINDOW_MS = 1000;
+
+async function mintKey(tenant: TestTenant, baseUrl?: string): Promise<{ id: string; key: string }> {
+  const minted = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: `cache-${Date.now()}` }, baseUrl });
+  expect(minted.status).toBe(201);
+  return { id: minted.body.id, key: minted.body.key };
+}
+
+const whoami = (key: string, baseUrl?: string) => call("GET", "/v1/identity/whoami", { key, baseUrl });
+const resolvedBy = async (tenant: TestTenant, agentId: string, baseUrl?: string) => {
+  const response = await call("POST", "/v1/runs", { key: tenant.key, baseUrl, body: { agent: { id: agentId }, input: { userMessage: script({ text: "ok" }) }, options: { dryRun: true } } });
+  expect(response.status, response.text).toBe(200);
+  return response.body.resolvedTools as { id: string; version: string }[];
+};
+
+/** Repeats `probe` until it holds; returns how long after `since` the first probe that held was started. */
+async function firstHolds(since: number, probe: () => Promise<boolean>, limitMs = 5000): Promise<number> {
+  for (;;) {
+    const started = performance.now();
+    if (await probe()) return started - since;
+    if (started - since > limitMs) throw new Error(`still stale ${Math.round(started - since)} ms after the change`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("cached actors and resolutions on one server", () => {
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    tenant = await newTenant("cache coherence");
+  });
+
+  it("a revoked key is refused on the very next request", async () => {
+    const { id, key } = await mintKey(tenant);
+    for (let i = 0; i < 5; i++) expect((await whoami(key)).status).toBe(200);
+    expect((await call("POST", `/v1/tokens/${id}/revoke`, { key: tenant.key })).status).toBe(200);
+    expectError(await whoami(key), 401, "auth-revoked");
+  });
+
+  it("a tool version registered (or unregistered) resolves for the next run", async () => {
+    const tool = toolManifest();
+    await registerTool(tenant, tool);
+    const agent = await registerAgent(tenant, { tools: [{ id: tool.id, version: "^1.0.0" }] });
+    for (let i = 0; i < 3; i++) expect(await resolvedBy(tenant, agent.id)).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.0.0" }]);
+    await registerTool(tenant, { ...tool, version: "1.1.0" });
+    expect(await resolvedBy(tenant, agent.id)).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.1.0" }]);
+    expect((await call("POST", `/v1/tools/${tool.id}/versions/1.1.0/unregister`, { key: tenant.key })).status).toBe(200);
+    expect(await resolvedBy(tenant, agent.id)).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.0.0" }]);
+  });
+});
+
+describe("two servers on one database", () => {
+  const { backend, databaseUrl, dataDir } = kindgi();
+  let other: RunningServer | undefined;
+  afterAll(async () => {
+    await other?.stop();
+  });
+
+  if (backend === "pglite") {
+    // The embedded database is one process's: no second server can serve it (so no cache of another can go stale).
+    it("a second server on the same embedded database does not start", async () => {
+      await expect(startServer({ dataDir, env: { KINDGI_OPERATOR_TOKEN: newOperatorToken(), KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") } })).rejects.toThrow();
+    });
+    return;
+  }
+
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    other = await startServer({ env: { DATABASE_URL: databaseUrl, KINDGI_OPERATOR_TOKEN: newOperatorToken(), KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") } });
+    tenant = await newTenant("two servers");
+  }, 120_000);
+
+  it("a key revoked on A is refused by A at once and by B within one second", async () => {
+    const b = other!.baseUrl;
+    const { id, key } = await mintKey(tenant);
+    for (let i = 0; i < 5; i++) {
+      expect((await whoami(key)).status).toBe(200);
+      expect((await whoami(key, b)).status).toBe(200);
+    }
+    const revoked = await call("POST", `/v1/tokens/${id}/revoke`, { key: tenant.key });
+    expect(revoked.status).toBe(200);
+    const answered = performance.now();
+    expectError(await whoami(key), 401, "auth-revoked");
+    const late = await firstHolds(answered, async () => (await whoami(key, b)).status === 401);
+    expect(late).toBeLessThanOrEqual(WINDOW_MS);
+    // And it stays refused there.
+    expectError(await whoami(key, b), 401, "auth-revoked");
+  });
+
+  it("a tool version registered on A resolves on B for the next run", async () => {
+    const b = other!.baseUrl;
+    const tool = toolManifest();
+    await registerTool(tenant, tool);
+    const agent = await registerAgent(tenant, { tools: [{ id: tool.id, version: "^1.0.0" }] });
+    for (let i = 0; i < 3; i++) expect(await resolvedBy(tenant, agent.id, b)).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.0.0" }]);
+    await registerTool(tenant, { ...tool, version: "1.1.0" });
+    const answered = performance.now();
+    const late = await firstHolds(answered, async () => (await resolvedBy(tenant, agent.id, b))[0].version === "1.1.0");
+    expect(late).toBeLessThanOrEqual(WINDOW_MS);
+    // A real run on B records the new version.
+    const run = await call("POST", "/v1/runs", { key: tenant.key, baseUrl: b, body: { agent: { id: agent.id }, input: { userMessage: script({ text: "ok" }) }, options: { wait: true } } });
+    expect(run.status, run.text).toBeLessThan(300);
+    expect(run.body.resolvedTools).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.1.0" }]);
+  });
+
+  it("a key minted on A is accepted by B at once", async () => {
+    const { key } = await mintKey(tenant);
+    expect((await whoami(key, other!.baseUrl)).status).toBe(200);
+  });
+});
