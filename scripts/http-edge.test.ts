@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { errorStatus } from "@/lib/errors";
 import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
-import { MAX_BODY_BYTES, clientErrorAnswer, malformedQueryAnswer, methodAnswer } from "./http-edge.mjs";
+import { MAX_BODY_BYTES, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer } from "./http-edge.mjs";
 
 type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
 const table = (path: string) => (path === "/v1/tools" ? ["GET", "HEAD", "POST"] : path === "/health" ? ["GET", "HEAD"] : null);
@@ -23,6 +23,21 @@ describe("the HTTP front's answers", () => {
     expect(clientErrorAnswer(parserError("HPE_HEADER_OVERFLOW"), table)).toMatchObject({ status: 431, code: "headers-too-large" });
     expect(clientErrorAnswer(parserError("ERR_HTTP_REQUEST_TIMEOUT"), table)).toMatchObject({ status: 408, code: "request-timeout" });
     expect(clientErrorAnswer(parserError("HPE_INVALID_HEADER_TOKEN", "GET / HTTP/1.1\r\nBad Header\r\n\r\n"), table)).toMatchObject({ status: 400, code: "bad-input" });
+  });
+
+  it("answers on an API path, before Next.js: bad path encoding, a method the path does not serve, OPTIONS; passes the rest", () => {
+    expect(apiAnswer("GET", "/v1/tools/%zz", table)).toMatchObject({ status: 400, code: "bad-input", details: { issues: [{ path: "/path", message: "segment 3 is not valid percent-encoded UTF-8" }] } });
+    expect(apiAnswer("GET", "/v1/tools/%E0%A4%A?limit=1", table)).toMatchObject({ status: 400, code: "bad-input" });
+    expect(apiAnswer("DELETE", "/v1/tools", table)).toMatchObject({ status: 405, code: "method-not-allowed", headers: { Allow: "GET, HEAD, POST" }, details: { allow: ["GET", "HEAD", "POST"] } });
+    expect(apiAnswer("PROPFIND", "/v1/tools", table)).toMatchObject({ status: 405, code: "method-not-allowed" });
+    expect(apiAnswer("OPTIONS", "/v1/tools?x=1", table)).toEqual({ status: 204, headers: { Allow: "GET, HEAD, OPTIONS, POST" } });
+    expect(apiAnswer("OPTIONS", "/v1/nope", table)).toMatchObject({ status: 404, code: "not-found" });
+    expect(apiAnswer("PROPFIND", "/v1/nope", table)).toMatchObject({ status: 404, code: "not-found" });
+    // Served methods, and routed methods at unknown API paths (the catch-all answers those), pass; so does a page.
+    expect(apiAnswer("GET", "/v1/tools?q=%C3%A9", table)).toBeNull();
+    expect(apiAnswer("HEAD", "/v1/tools", table)).toBeNull();
+    expect(apiAnswer("POST", "/v1/nope", table)).toBeNull();
+    expect(apiAnswer("PROPFIND", "/tools", table)).toBeNull();
   });
 
   it("uses only codes of the one table, with the table's status", () => {
