@@ -101,6 +101,24 @@ export function compileDialectSchema(
  * to the schema; [] when it compiles.
  */
 export function jsonSchemaIssues(schema: Record<string, unknown>, transport: ToolTransport = "auto"): Issue[] {
+  // By schema text: registering many tools with the same schemas compiles each schema once per process.
+  const key = `${transport === "mcp"}:${JSON.stringify(schema)}`;
+  let issues = checkedSchemas.get(key);
+  if (issues) {
+    checkedSchemas.delete(key);
+  } else {
+    issues = uncachedSchemaIssues(schema, transport);
+    if (checkedSchemas.size >= MAX_CHECKED_SCHEMAS) checkedSchemas.delete(checkedSchemas.keys().next().value as string);
+  }
+  checkedSchemas.set(key, issues);
+  return issues.map((issue) => ({ ...issue }));
+}
+
+/** What {@link jsonSchemaIssues} found, by transport and schema text (the oldest dropped first). */
+const checkedSchemas = new Map<string, Issue[]>();
+const MAX_CHECKED_SCHEMAS = 2000;
+
+function uncachedSchemaIssues(schema: Record<string, unknown>, transport: ToolTransport): Issue[] {
   const isMcp = transport === "mcp";
   const dialect = schemaDialect(schema);
   if (!dialect || (!isMcp && dialect !== "2020-12")) {
