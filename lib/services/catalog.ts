@@ -7,7 +7,7 @@ import { BoundedMap } from "@/lib/services/bounded-map";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject, resolveWritableProjectWith } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
-import { bumpGeneration } from "@/lib/services/tenant-generation";
+import { bumpGeneration, cached } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -124,35 +124,40 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
   const tags = input.tags ?? [];
   const effectKinds = input.effectKinds ?? [];
   return db.$transaction(async (tx) => {
-    // Locks the entry row (creating the entry when new) so concurrent registrations of one id serialize.
-    const [entry] = await tx.$queryRawUnsafe<{ id: string; projectId: string }[]>(
-      `INSERT INTO "CatalogEntry" ("id", "tenantId", "projectId", "kind", "entryId") VALUES ($1::uuid, $2::uuid, $3::uuid, $4, $5)
-       ON CONFLICT ("tenantId", "kind", "entryId") DO UPDATE SET "updatedAt" = CURRENT_TIMESTAMP
-       RETURNING "id"::text AS "id", "projectId"::text AS "projectId"`,
-      randomUUID(), actor.tenantId, projectId, input.kind, input.entryId,
+    // One statement: the entry upserted, which locks its row so concurrent registrations of one id serialize (created
+    // with this version as its latest when new), and the version inserted when the entry lives in the caller's project.
+    const [entry] = await tx.$queryRawUnsafe<{ id: string; projectId: string; created: boolean; registeredAt: Date | string | null }[]>(
+      `WITH entry AS (
+         INSERT INTO "CatalogEntry" ("id", "tenantId", "projectId", "kind", "entryId", "latestVersion") VALUES ($16::uuid, $2::uuid, $3::uuid, $4, $5, $6)
+         ON CONFLICT ("tenantId", "kind", "entryId") DO UPDATE SET "updatedAt" = CURRENT_TIMESTAMP
+         RETURNING "id", "projectId", (xmax = 0) AS "created"),
+       inserted AS (
+         INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest")
+         SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, $9::text[], $10, $11, $12, $13::text[], $14, $15::uuid, entry."created" FROM entry WHERE entry."projectId" = $3::uuid
+         ON CONFLICT ("tenantId", "kind", "entryId", "version") DO NOTHING
+         RETURNING "registeredAt")
+       SELECT entry."id"::text AS "id", entry."projectId"::text AS "projectId", entry."created", (SELECT "registeredAt" FROM inserted) AS "registeredAt" FROM entry`,
+      versionId, actor.tenantId, projectId, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, tags,
+      [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, effectKinds, input.document, actor.userId,
+      randomUUID(),
     );
     if (entry.projectId !== projectId)
       throw new AppError(codes[input.kind].projectMismatch, `${input.kind} ${JSON.stringify(input.entryId)} is registered in another project of this tenant`, { [`${input.kind}Id`]: input.entryId });
-    const [inserted] = await tx.$queryRawUnsafe<{ registeredAt: Date; active: string[] }[]>(
-      `WITH inserted AS (
-         INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy")
-         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5, $6, $7, $8, $9, $10::text[], $11, $12, $13, $14::text[], $15, $16::uuid)
-         ON CONFLICT ("tenantId", "kind", "entryId", "version") DO NOTHING
-         RETURNING "registeredAt")
-       SELECT "registeredAt", ARRAY(SELECT "version" FROM "CatalogVersion" WHERE "entryRowId" = $4::uuid AND "status" = 'active') AS "active" FROM inserted`,
-      versionId, actor.tenantId, projectId, entry.id, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, tags,
-      [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, effectKinds, input.document, actor.userId,
-    );
-    if (!inserted)
+    if (entry.registeredAt === null)
       throw new AppError(codes[input.kind].alreadyRegistered, `${input.kind} ${JSON.stringify(input.entryId)} version ${input.version} is registered already`, { [`${input.kind}Id`]: input.entryId, version: input.version });
-    // The statement's snapshot does not show the version it inserted: the latest is computed with it here.
-    const isLatest = [...inserted.active, input.version].sort(newestFirst)[0] === input.version;
-    if (isLatest) {
-      await tx.$executeRawUnsafe(
-        `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1)
-         UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE "id" = $1::uuid`,
-        entry.id, versionId, input.version,
-      );
+    let isLatest = entry.created;
+    if (!entry.created) {
+      // An existing entry: its active versions read now, under its lock (a statement of their own, so that versions
+      // committed while this one waited for the lock are seen); the latest computed here.
+      const [{ active }] = await tx.$queryRawUnsafe<{ active: string[] }[]>(`SELECT ARRAY(SELECT "version" FROM "CatalogVersion" WHERE "entryRowId" = $1::uuid AND "status" = 'active') AS "active"`, entry.id);
+      isLatest = [...active].sort(newestFirst)[0] === input.version;
+      if (isLatest) {
+        await tx.$executeRawUnsafe(
+          `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1)
+           UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE "id" = $1::uuid`,
+          entry.id, versionId, input.version,
+        );
+      }
     }
     await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
     await bumpGeneration(tx, actor.tenantId, "catalog");
@@ -171,7 +176,7 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
       status: "active",
       isLatest,
       registeredBy: actor.userId,
-      registeredAt: inserted.registeredAt instanceof Date ? inserted.registeredAt : new Date(inserted.registeredAt),
+      registeredAt: new Date(entry.registeredAt),
       statusChangedAt: null,
     };
   });
@@ -221,8 +226,15 @@ export async function documentsById(ids: readonly string[]): Promise<Map<string,
 
 /** Latest active version of each entry the actor can see, ordered by id; the documents are not read. */
 export async function listCatalog(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<CatalogListRow>> {
-  const db = await getDb();
   const after = decodeCursor(page.cursor) as [string] | undefined;
+  // A page under the tenant's catalog generation: any registration or status change of this server empties it at
+  // once, one of another server within the generation's window.
+  const key = `list:${kind}:${actor.projectId ?? ""}:${JSON.stringify([filters.projectId, filters.q, filters.effect, filters.mutating, filters.transport, filters.tag, page.limit, page.cursor])}`;
+  return cached(actor.tenantId, key, () => readCatalogPage(actor, kind, filters, page, after), "catalog");
+}
+
+async function readCatalogPage(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }, after: [string] | undefined): Promise<Page<CatalogListRow>> {
+  const db = await getDb();
   const rows = await db.catalogVersion.findMany({
     where: {
       tenantId: actor.tenantId,
