@@ -13,7 +13,7 @@
  *                    POST /v1/runs `{agent: {id}, input: {userMessage: "UTC"}, options: {wait: true}}`,
  *                    first one at a time, then with BENCH_CONCURRENCY workers. Every response must be 201 with
  *                    `status: "completed"`; anything else counts as a failure.
- *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/kernel/bench-harness`, then
+ *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, then
  *                    `runTurn("UTC")` per turn and `close()`. Without that module: "(b) not available in this build".
  *   (c) peer       – the Vercel AI SDK (`ai`, `generateText` + `MockLanguageModelV3`) in memory (bench/peer/ai-sdk-turn.mts),
  *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
@@ -46,7 +46,7 @@ import { pathToFileURL } from "node:url";
 import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
-import { BENCH_AGENT } from "../lib/kernel/bench-harness";
+import { BENCH_AGENT } from "../lib/services/kernel-bench-harness";
 
 const USER_MESSAGE = "UTC";
 const benchDir = path.join(root, "bench");
@@ -308,10 +308,10 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
 // (b) our kernel in-process
 
 /** The module the lead's kernel provides for this row, as a file under the repository (any of these extensions). */
-const HARNESS_MODULE = "lib/kernel/bench-harness";
+const HARNESS_MODULE = "lib/services/kernel-bench-harness";
 
 /**
- * Row (b): `createBenchHarness()` from `@/lib/kernel/bench-harness`, in this process. The database is the one the
+ * Row (b): `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, in this process. The database is the one the
  * environment names, as for the app: this script sets DATABASE_URL to a fresh PostgreSQL database, or (PGlite)
  * removes DATABASE_URL and sets KINDGI_DATA_DIR to a fresh temp dir; both are removed at the end. The harness
  * migrates it and creates its own tenant and agent. No figure at all when the module is absent.

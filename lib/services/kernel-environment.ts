@@ -2,7 +2,7 @@
  * The kernel's environment on the product's services: the registry (agents, tools, built-in tools, guardrails),
  * the model providers of the deployment and the tenant, the memory store, conversations, and the tool invokers.
  */
-import { getDb } from "@/lib/db";
+import { getDb, type DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { routeCapability } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
@@ -39,7 +39,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   const invocability = toolInvocability(manifest);
   if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: invocability.failureReason ?? "transport-unavailable" } };
   if (invocability.invoker === "native") {
-    return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
+    return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx as DbTx | undefined });
   }
   if (invocability.invoker === "http" && manifest.spec) {
     const result = await invokeHttpTool(manifest, call.input, {
@@ -144,6 +144,9 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   runsInCommit: (manifest) => toolInvoker(manifest) === "native",
+
+  // Built-in tools that change nothing (current-time, recall) need no transaction of their own.
+  needsCommitTransaction: (manifest) => manifest.mutating !== false,
 
   invokeTool,
 };
