@@ -55,7 +55,6 @@ import type { TurnHarness } from "./turn-harness";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
 import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
 import { statementName } from "../lib/db";
-import { runMigrations } from "../lib/db/migrate.mjs";
 import type { JournalEvent, ModelCalledData, TurnStartedData } from "../lib/kernel/types";
 
 const USER_MESSAGE = "UTC";
@@ -439,6 +438,17 @@ function floorCommits(sample: BenchTurnSample): (runId: string, owner: string) =
   ];
 }
 
+/** The schema's migrations, in order, as SQL text (applied directly: the floor's database has nothing else). */
+function migrationSql(): string[] {
+  const dir = path.join(root, "prisma/migrations");
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
+}
+
 /** Row (f): the sampled turn's commits replayed on the bare driver of the backend, in a fresh database. */
 async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Row> {
   const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite query";
@@ -448,17 +458,17 @@ async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurn
   if (options.backend === "postgresql") {
     const database = await freshPostgresDatabase(options.databaseUrl!);
     cleanups.push({ label: "drop the floor row's database", fn: database.drop });
-    await runMigrations({ command: "deploy", databaseUrl: database.url });
     const { default: pg } = await import("pg");
     const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    for (const sql of migrationSql()) await pool.query(sql);
     query = (sql, params) => pool.query({ name: statementName({ sql }), text: sql, values: params });
     close = () => pool.end();
   } else {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-floor-"));
     cleanups.push({ label: "PGlite data dir of the floor row", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
-    await runMigrations({ command: "deploy", dataDir: path.join(dataDir, "pgdata") });
     const { PGlite } = await import("@electric-sql/pglite");
     const db = new PGlite(path.join(dataDir, "pgdata"));
+    for (const sql of migrationSql()) await db.exec(sql);
     query = (sql, params) => db.query(sql, params);
     close = () => db.close();
   }

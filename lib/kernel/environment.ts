@@ -51,6 +51,11 @@ export interface KernelEnvironment {
   /** The versions recorded at turn start (a version registered or unregistered since changes nothing). */
   loadGuardrails(scope: RunScope, refs: readonly { id: string; version: string }[]): Promise<GuardrailCheck>;
   route(scope: RunScope, definition: AgentDefinition): Promise<RouteResult>;
+  /**
+   * The provider a route just chose, from what routing already read (no second lookup); falls back to
+   * `modelProvider`. Optional: without it the turn looks the provider up at its first model call.
+   */
+  routedProvider?(scope: RunScope, route: RouteResult): Promise<ModelProvider | null>;
   /** The provider to call (null when it is no longer configured); its key is resolved per call. */
   modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider | null>;
   /** The conversation's last `limit` messages (all when undefined), oldest first, and how many turns it has had. */

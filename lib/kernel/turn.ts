@@ -208,7 +208,8 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
   const created = state.created;
   if (!created) throw new Error(`run ${turn.run.id} has no run-created event of an agent turn`);
   const startedAt = turn.run.startedAt ?? ctx.env.now();
-  const plan = await planTurnStart(ctx.env, scope, turn.definition as AgentDefinition, created, startedAt, turn.limits);
+  const { provider, ...plan } = await planTurnStart(ctx.env, scope, turn.definition as AgentDefinition, created, startedAt, turn.limits);
+  provider?.catch(() => {});
   return plan.failed ? settle(turn, plan) : commit(turn, plan);
 }
 
@@ -217,7 +218,7 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
  * retrieved — as the events and run patch of one commit (turn-started, or run-failed with the reason). The kernel
  * commits it as a step; the run's creator writes it in the same statement as the run itself (it holds the lease).
  */
-export async function planTurnStart(env: KernelEnvironment, scope: RunScope, definition: AgentDefinition, created: TurnCreatedData, startedAt: Date, limits: TurnLimits = turnLimits(definition)): Promise<CommitPlan & { failed: boolean }> {
+export async function planTurnStart(env: KernelEnvironment, scope: RunScope, definition: AgentDefinition, created: TurnCreatedData, startedAt: Date, limits: TurnLimits = turnLimits(definition)): Promise<CommitPlan & { failed: boolean; provider?: Promise<ModelProvider | null> }> {
   const started: RunPatch = { status: "running", startedAt };
   const failed = (failure: RunFailure, patch: RunPatch): CommitPlan & { failed: boolean } => ({
     failed: true,
@@ -259,6 +260,8 @@ export async function planTurnStart(env: KernelEnvironment, scope: RunScope, def
   };
   return {
     failed: false,
+    // Built from what routing read, for the turn's first model call (a caller that keeps the session passes it on).
+    provider: env.routedProvider?.(scope, route),
     events: [{ type: "turn-started", data }],
     patch: { ...started, resolvedTools: tools.resolved, providerId: route.providerId, model: route.model, retrievedFacts: data.facts },
   };

@@ -4,13 +4,14 @@
  */
 import { getDb, type DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
-import { routeCapability } from "@/lib/models/router";
+import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { retrieveFacts } from "@/lib/services/memory";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
+import type { ProviderDescriptor } from "@/lib/models/registry";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
@@ -70,6 +71,9 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   throw new Error(`no invoker for ${invocability.invoker} tools`);
 }
 
+/** The provider list a route was chosen from, while the route object lives (one turn start): no second lookup. */
+const routedFrom = new WeakMap<RouteResult, ProviderDescriptor[]>();
+
 export const dbKernelEnvironment: KernelEnvironment = {
   now: () => new Date(),
 
@@ -120,7 +124,17 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   async route(scope, definition) {
-    return routeCapability(definition, await providersForProject(scope.tenantId, scope.projectId));
+    const descriptors = await providersForProject(scope.tenantId, scope.projectId);
+    const route = routeCapability(definition, descriptors);
+    routedFrom.set(route, descriptors);
+    return route;
+  },
+
+  async routedProvider(scope, route) {
+    const descriptors = routedFrom.get(route);
+    if (!descriptors || !isRouted(route)) return isRouted(route) ? dbKernelEnvironment.modelProvider(scope, route.providerId) : null;
+    const descriptor = descriptors.find((provider) => provider.id === route.providerId);
+    return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
   },
 
   async modelProvider(scope, providerId) {

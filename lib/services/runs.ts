@@ -20,6 +20,7 @@ import type { KernelRun } from "@/lib/kernel/store";
 import { planTurnStart, type TurnSession } from "@/lib/kernel/turn";
 import { renderPreview } from "@/lib/agents/parameters";
 import { isRouted } from "@/lib/models/router";
+import type { ModelProvider } from "@/lib/models/provider";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
 import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type NewEvent, type RunKind, type RunStatus, type TurnCreatedData } from "@/lib/kernel/types";
 
@@ -147,7 +148,7 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
   const runId = randomUUID();
   // The turn starts in the statement that creates the run (its creator holds the lease): tools, guardrails and the
   // model resolved, instructions rendered, facts retrieved — or the run is written failed, with the reason.
-  const start = await planTurnStart(dbKernelEnvironment, { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId, userId: actor.userId }, agent.definition, created, new Date());
+  const { provider, ...start } = await planTurnStart(dbKernelEnvironment, { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId, userId: actor.userId }, agent.definition, created, new Date());
   const events: NewEvent[] = [{ type: "run-created", data: created }, ...start.events];
   const row = await insertRun({
     id: runId,
@@ -172,7 +173,10 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
     kernel.events.emit(`run:${runId}`);
     return { status: wait ? 201 : 202, body: runView(row) };
   }
-  return executeNewRun(row, { wait, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS, session: { definition: agent.definition, events: journalOf(row, events) } });
+  const turn = (start.events[0] as Extract<NewEvent, { type: "turn-started" }>).data;
+  const providers = new Map<string, ModelProvider | null>();
+  if (provider) providers.set(turn.provider.id, await provider);
+  return executeNewRun(row, { wait, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS, session: { definition: agent.definition, events: journalOf(row, events), providers } });
 }
 
 /** The first events of a run just written, as its journal holds them. */
