@@ -489,7 +489,22 @@ async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
 
 async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcome> {
   const prepared = await Promise.all(calls.map((call) => prepareCall(turn, call)));
-  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call));
+  const startedHere = new Set<string>();
+  // The calls of a concurrent group that run outside the commit: their starts are journaled in one commit (one row
+  // lock instead of one per call), still before any of them is invoked.
+  const startGroup = async (group: readonly Prepared[]) => {
+    const starts: NewEvent[] = [];
+    for (const call of group) {
+      if (!call.manifest || call.failure || ctx.env.runsInCommit(call.manifest)) continue;
+      const input = checkedInput(call);
+      if (!input.ok) continue;
+      starts.push(startedEventOf(turn, call, input.value));
+      startedHere.add(call.callId);
+    }
+    if (starts.length) await commit(turn, { events: starts });
+  };
+  const ctx = turn.ctx;
+  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call, startedHere.has(call.callId)), startGroup);
   return "continue";
 }
 
@@ -549,7 +564,8 @@ async function callEvents(turn: Turn, call: Prepared, tx?: KernelTx): Promise<Ne
   return [startedEventOf(turn, call, input.value), ...logged(), completedEvent(call, begin, result)];
 }
 
-async function executeCall(turn: Turn, call: Prepared): Promise<void> {
+/** Performs one call; `started`: its start was already journaled with its group's. */
+async function executeCall(turn: Turn, call: Prepared, started = false): Promise<void> {
   const { ctx } = turn;
   const begin = Date.now();
   const input = checkedInput(call);
@@ -568,7 +584,7 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
     return;
   }
   const { invoke, logged } = callRunner(turn, call, input.value);
-  await commit(turn, { events: [startedEventOf(turn, call, input.value)] });
+  if (!started) await commit(turn, { events: [startedEventOf(turn, call, input.value)] });
   const result = await invoke();
   await commit(turn, { events: [...logged(), completedEvent(call, begin, result)], patch: { addToolCalls: 1 } });
 }
