@@ -13,8 +13,14 @@
  *                    POST /v1/runs `{agent: {id}, input: {userMessage: "UTC"}, options: {wait: true}}`,
  *                    first one at a time, then with BENCH_CONCURRENCY workers. Every response must be 201 with
  *                    `status: "completed"`; anything else counts as a failure.
- *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/kernel/bench-harness`, then
+ *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, then
  *                    `runTurn("UTC")` per turn and `close()`. Without that module: "(b) not available in this build".
+ *   (b50)          – the same in-process turn with BENCH_IN_FLIGHT turns in flight at once (default 50), in the same
+ *                    process and database as (b): turns/s of the kernel under concurrent load.
+ *   (f) floor      – the raw-driver floor: the same commits (the same statements, the same data: the three commits of
+ *                    one journaled turn of row (b), replayed with a new run id each time) issued directly on the driver
+ *                    — PGlite's `query`, or `pg` with named prepared statements — with no kernel, no Prisma and no
+ *                    catalog reads around them. The bench prints the ratio row(b)/row(f) of the p50s.
  *   (c) peer       – the Vercel AI SDK (`ai`, `generateText` + `MockLanguageModelV3`) in memory (bench/peer/ai-sdk-turn.mts),
  *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
  *                    the floor of a tool-calling loop, not an equivalent of a durable run. (The AI SDK 6 line runs on
@@ -26,9 +32,9 @@
  *   npm run bench:kernel -- --rows c                  # only the peer row (no build, no server)
  *   npm run bench:kernel -- --backend pg              # PostgreSQL at $DATABASE_URL or the local default;
  *                                                     # a fresh database per server/harness, dropped at the end
- * Flags: --rows a,b,c (default all), --backend pglite|pg, --skip-build.
+ * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
  * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (20),
- *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8).
+ *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
  * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
  * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
@@ -46,7 +52,10 @@ import { pathToFileURL } from "node:url";
 import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
-import { BENCH_AGENT } from "../lib/kernel/bench-harness";
+import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
+import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
+import { statementName } from "../lib/db";
+import type { JournalEvent, ModelCalledData, TurnStartedData } from "../lib/kernel/types";
 
 const USER_MESSAGE = "UTC";
 const benchDir = path.join(root, "bench");
@@ -56,8 +65,8 @@ let interrupted = false;
 /** The agent every row runs (row c mirrors it in bench/peer/ai-sdk-turn.mts). */
 const AGENT = BENCH_AGENT;
 
-type RowId = "a" | "b" | "c";
-type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number };
+type RowId = "a" | "b" | "c" | "f";
+type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number };
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -69,7 +78,7 @@ function envInt(name: string, fallback: number, min: number): number {
 
 function parseArgs(argv: string[]): Options {
   const options: Options = {
-    rows: new Set<RowId>(["a", "b", "c"]),
+    rows: new Set<RowId>(["a", "b", "c", "f"]),
     backend: "pglite",
     skipBuild: false,
     httpTurns: envInt("BENCH_HTTP_TURNS", 200, 1),
@@ -77,6 +86,7 @@ function parseArgs(argv: string[]): Options {
     httpWarmup: envInt("BENCH_HTTP_WARMUP", 20, 0),
     inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
+    inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
   };
   let backendFlag: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -85,10 +95,10 @@ function parseArgs(argv: string[]): Options {
     else if (flag === "--backend") backendFlag = argv[++i];
     else if (flag === "--rows") {
       const rows = (argv[++i] ?? "").split(",").map((row) => row.trim());
-      if (rows.length === 0 || rows.some((row) => row !== "a" && row !== "b" && row !== "c")) throw new Error(`--rows takes a comma-separated subset of a,b,c, got ${argv[i] ?? "nothing"}`);
+      if (rows.length === 0 || rows.some((row) => !["a", "b", "c", "f"].includes(row))) throw new Error(`--rows takes a comma-separated subset of a,b,c,f, got ${argv[i] ?? "nothing"}`);
       options.rows = new Set(rows as RowId[]);
     } else if (flag === "--help" || flag === "-h") {
-      console.log("usage: npm run bench:kernel -- [--rows a,b,c] [--backend pglite|pg] [--skip-build]   (turn counts: see the header of bench/kernel-turns.ts)");
+      console.log("usage: npm run bench:kernel -- [--rows a,b,c,f] [--backend pglite|pg] [--skip-build]   (turn counts: see the header of bench/kernel-turns.ts)");
       process.exit(0);
     } else throw new Error(`unknown argument ${flag} (try --help)`);
   }
@@ -101,6 +111,7 @@ function parseArgs(argv: string[]): Options {
     options.backend = "postgresql";
     options.databaseUrl = process.env.DATABASE_URL;
   }
+  if (options.rows.has("f")) options.rows.add("b");
   return options;
 }
 
@@ -195,6 +206,42 @@ async function measureHarness(id: string, label: string, harness: TurnHarness, o
   const seconds = (performance.now() - started) / 1000;
   console.log(`${seconds.toFixed(2)} s`);
   return { id, label, available: true, turns: options.inProcessTurns, concurrency: 1, failures, warmupFailures, seconds, latencies, failureSamples: samples, note };
+}
+
+/** `turns` turns of `harness` with `inFlight` of them in flight at once (after a warm-up at the same concurrency). */
+async function measureInFlight(id: string, label: string, harness: TurnHarness, options: Options, note: string): Promise<Row> {
+  const samples: string[] = [];
+  const latencies: number[] = [];
+  let failures = 0;
+  const load = async (count: number, record: boolean) => {
+    let next = 0;
+    let failed = 0;
+    const worker = async () => {
+      while (next < count) {
+        next++;
+        const t0 = performance.now();
+        let ok = false;
+        try {
+          const result = (await harness.runTurn(USER_MESSAGE)) as { status?: unknown };
+          ok = result?.status === "completed";
+          if (!ok && samples.length < 3) samples.push(`status ${JSON.stringify(result?.status)}`);
+        } catch (error) {
+          if (samples.length < 3) samples.push(error instanceof Error ? error.message : String(error));
+        }
+        if (record) latencies.push(performance.now() - t0);
+        if (!ok) failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.inFlight, count) }, worker));
+    return failed;
+  };
+  const warmupFailures = await load(Math.min(options.inProcessWarmup, options.inFlight * 4), false);
+  process.stdout.write(`${label}: ${options.inProcessTurns} turns… `);
+  const started = performance.now();
+  failures = await load(options.inProcessTurns, true);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${seconds.toFixed(2)} s`);
+  return { id, label, available: true, turns: options.inProcessTurns, concurrency: options.inFlight, failures, warmupFailures, seconds, latencies, failureSamples: samples, note };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -308,19 +355,19 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
 // (b) our kernel in-process
 
 /** The module the lead's kernel provides for this row, as a file under the repository (any of these extensions). */
-const HARNESS_MODULE = "lib/kernel/bench-harness";
+const HARNESS_MODULE = "lib/services/kernel-bench-harness";
 
 /**
- * Row (b): `createBenchHarness()` from `@/lib/kernel/bench-harness`, in this process. The database is the one the
+ * Row (b): `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, in this process. The database is the one the
  * environment names, as for the app: this script sets DATABASE_URL to a fresh PostgreSQL database, or (PGlite)
  * removes DATABASE_URL and sets KINDGI_DATA_DIR to a fresh temp dir; both are removed at the end. The harness
  * migrates it and creates its own tenant and agent. No figure at all when the module is absent.
  */
-async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<Row> {
+async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{ rows: Row[]; sample: BenchTurnSample | null }> {
   const label = "(b) kernel in-process";
   if (![".ts", ".mts", ".js", ".mjs"].some((ext) => fs.existsSync(path.join(root, HARNESS_MODULE + ext)))) {
     console.log("(b) not available in this build");
-    return unavailable("b", label, "(b) not available in this build");
+    return { rows: [unavailable("b", label, "(b) not available in this build")], sample: null };
   }
   if (options.backend === "postgresql") {
     const database = await freshPostgresDatabase(options.databaseUrl!);
@@ -334,12 +381,116 @@ async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<R
   }
   // A computed specifier: the root type-check must not need the module while the kernel is being written.
   const specifier = `@/${HARNESS_MODULE}`;
-  const { createBenchHarness } = (await import(specifier)) as { createBenchHarness: () => Promise<TurnHarness> };
+  const { createBenchHarness } = (await import(specifier)) as { createBenchHarness: () => Promise<TurnHarness & { sample(): Promise<BenchTurnSample> }> };
   const harness = await createBenchHarness();
   try {
-    return await measureHarness("b", label, harness, options, "runTurn(\"UTC\"), sequential");
+    const sequential = await measureHarness("b", label, harness, options, "runTurn(\"UTC\"), sequential");
+    const sample = await harness.sample();
+    const inFlight = await measureInFlight("b50", `(b50) kernel in-process, ${options.inFlight} in flight`, harness, options, `runTurn("UTC"), ${options.inFlight} at once`);
+    return { rows: [sequential, inFlight], sample };
   } finally {
     await harness.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// (f) the raw-driver floor
+
+type RawQuery = (sql: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * The three commits of the sampled turn, as the kernel writes them: the run with run-created and turn-started; the
+ * model's tool call with the in-commit tool's start and result; the final answer with run-completed.
+ */
+function floorCommits(sample: BenchTurnSample): (runId: string, owner: string) => { sql: string; params: unknown[] }[] {
+  const types = sample.events.map((event) => event.type).join(",");
+  const expected = "run-created,turn-started,model-called,tool-call-started,tool-call-completed,model-called,run-completed";
+  if (types !== expected) throw new Error(`(f): the sampled turn's journal is ${types}, not ${expected}`);
+  const of = <T>(i: number) => sample.events[i].data as T;
+  const bare = (event: JournalEvent) => ({ type: event.type, data: event.data }) as JournalEvent;
+  const started = of<TurnStartedData>(1);
+  const usage = (data: ModelCalledData) => ({ inputTokens: data.usage.inputTokens, outputTokens: data.usage.outputTokens, costUsd: data.costUsd, modelCalls: 1 });
+  const [created, turnStarted, toolStep, callStarted, callCompleted, answer, completed] = sample.events.map(bare);
+  return (runId, owner) => [
+    {
+      sql: CREATE_RUN_SQL,
+      params: createRunParams({
+        id: runId,
+        tenantId: sample.tenantId,
+        projectId: sample.projectId,
+        kind: "agent-turn",
+        agentId: sample.agentId,
+        agentVersion: sample.agentVersion,
+        conversationId: null,
+        attended: true,
+        origin: sample.origin,
+        toolsAllowedUnattended: [],
+        createdBy: sample.createdBy,
+        userMessage: sample.userMessage,
+        parameters: sample.parameters,
+        events: [created, turnStarted],
+        patch: { status: "running", startedAt: new Date(), resolvedTools: started.resolvedTools, providerId: started.provider.id, model: started.provider.model, retrievedFacts: started.facts },
+        lease: { owner, ms: 30_000 },
+      }),
+    },
+    { sql: APPEND_SQL, params: appendParams(runId, owner, [toolStep, callStarted, callCompleted], { addUsage: usage(of<ModelCalledData>(2)), addToolCalls: 1 }) },
+    { sql: APPEND_SQL, params: appendParams(runId, owner, [answer, completed], { addUsage: usage(of<ModelCalledData>(5)), status: "completed", finishedAt: new Date(), output: (completed.data as { output: unknown }).output }) },
+  ];
+}
+
+/** The schema's migrations, in order, as SQL text (applied directly: the floor's database has nothing else). */
+function migrationSql(): string[] {
+  const dir = path.join(root, "prisma/migrations");
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
+}
+
+/** Row (f): the sampled turn's commits replayed on the bare driver of the backend, in a fresh database. */
+async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Row> {
+  const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite query";
+  const commits = floorCommits(sample);
+  let query: RawQuery;
+  let close: () => Promise<void>;
+  if (options.backend === "postgresql") {
+    const database = await freshPostgresDatabase(options.databaseUrl!);
+    cleanups.push({ label: "drop the floor row's database", fn: database.drop });
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    for (const sql of migrationSql()) await pool.query(sql);
+    query = (sql, params) => pool.query({ name: statementName({ sql }), text: sql, values: params });
+    close = () => pool.end();
+  } else {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-floor-"));
+    cleanups.push({ label: "PGlite data dir of the floor row", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = new PGlite(path.join(dataDir, "pgdata"));
+    for (const sql of migrationSql()) await db.exec(sql);
+    query = (sql, params) => db.query(sql, params);
+    close = () => db.close();
+  }
+  const owner = "bench-floor";
+  const turn = async () => {
+    for (const { sql, params } of commits(crypto.randomUUID(), owner)) await query(sql, params);
+  };
+  try {
+    for (let i = 0; i < options.inProcessWarmup; i++) await turn();
+    process.stdout.write(`${label}: ${options.inProcessTurns} turns… `);
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < options.inProcessTurns; i++) {
+      const t0 = performance.now();
+      await turn();
+      latencies.push(performance.now() - t0);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`${seconds.toFixed(2)} s`);
+    return { id: "f", label, available: true, turns: options.inProcessTurns, concurrency: 1, failures: 0, warmupFailures: 0, seconds, latencies, failureSamples: [], note: "3 commits of 1 statement each, no kernel" };
+  } finally {
+    await close();
   }
 }
 
@@ -385,7 +536,11 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     if (options.rows.has("a")) rows.push(...(await overHttp(options, cleanups)));
-    if (options.rows.has("b")) rows.push(await kernelInProcess(options, cleanups));
+    if (options.rows.has("b")) {
+      const inProcess = await kernelInProcess(options, cleanups);
+      rows.push(...inProcess.rows);
+      if (options.rows.has("f") && inProcess.sample) rows.push(await rawFloor(options, cleanups, inProcess.sample));
+    }
     if (options.rows.has("c")) rows.push(await peerInMemory(options));
   } finally {
     await release();
@@ -393,9 +548,13 @@ async function main(): Promise<void> {
 
   console.log("");
   printTable(rows);
+  const b = rows.find((row) => row.id === "b" && row.available);
+  const f = rows.find((row) => row.id === "f" && row.available);
+  const ratio = b && f ? stats(b).p50 / stats(f).p50 : null;
+  if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
   for (const row of rows.filter((r) => r.failures > 0 || r.warmupFailures > 0))
     console.warn(`\nWARNING: ${row.label}: ${row.failures} failed turns (+${row.warmupFailures} in the warm-up)${row.failures ? "; its figures are not valid" : ""}. Samples: ${row.failureSamples.join(" | ")}`);
-  console.log(JSON.stringify({ bench: "kernel-turns", machine, backend: options.backend, turn: "dev-echo current-time UTC", warmup: { http: options.httpWarmup, inProcess: options.inProcessWarmup }, rows: rows.map(figures) }));
+  console.log(JSON.stringify({ bench: "kernel-turns", machine, backend: options.backend, turn: "dev-echo current-time UTC", warmup: { http: options.httpWarmup, inProcess: options.inProcessWarmup }, rows: rows.map(figures), ratioBToF: ratio === null ? null : Number(ratio.toFixed(2)) }));
   if (rows.some((row) => row.failures > 0)) process.exitCode = 1;
 }
 

@@ -1,4 +1,5 @@
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { createHash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
 
 export type Db = PrismaClient;
@@ -14,7 +15,7 @@ async function createClient(): Promise<PrismaClient> {
   const config = databaseConfig();
   if (config.kind === "postgresql") {
     const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapter = new PrismaPg({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) });
+    const adapter = new PrismaPg({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) }, { statementNameGenerator: statementName as (query: { sql: string }) => string });
     return withTransactionHooks(new PrismaClient({ adapter, transactionOptions }));
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
@@ -57,6 +58,22 @@ function withTransactionHooks(client: PrismaClient): PrismaClient {
   };
   Object.defineProperty(client, "$transaction", { value: hooked, configurable: true, writable: true });
   return client;
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A prepared-statement name for the kernel's hot-path statements (their text starts with `/* kindgi:`, and is
+ * constant): PostgreSQL parses and plans each once per connection. Other statements stay unnamed (their text varies).
+ */
+export function statementName(query: { sql: string }): string | undefined {
+  if (!query.sql.startsWith("/* kindgi:")) return undefined;
+  let name = statementNames.get(query.sql);
+  if (!name) {
+    name = `kindgi_${createHash("sha1").update(query.sql).digest("hex").slice(0, 16)}`;
+    statementNames.set(query.sql, name);
+  }
+  return name;
 }
 
 /** The process's one Prisma client, created on first use. */

@@ -1,9 +1,9 @@
 /**
  * What the kernel needs from the rest of the product, as one interface: definitions and tools from the registry,
  * routing and model providers, guardrails, memory, conversation history, and tool invokers. The turn loop depends
- * on this and on the store only; lib/kernel/db-environment.ts implements it over the product's services.
+ * on this and on the store only; lib/services/kernel-environment.ts implements it over the product's services.
  */
-import type { DbTx } from "@/lib/db";
+import type { KernelTx } from "@/lib/kernel/store";
 import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-agent";
 import type { ModelProvider } from "@/lib/models/provider";
 import type { RouteResult } from "@/lib/models/router";
@@ -35,7 +35,7 @@ export type ToolInvocation = {
   idempotencyKey: string;
   signal: AbortSignal;
   /** The commit's transaction, for native tools whose writes must land with the call's journal entry. */
-  tx?: DbTx;
+  tx?: KernelTx;
   /** Lines the tool logs during the call (already redacted): journaled as `tool-logged` with the call's result. */
   log?: (line: ToolLogLine) => void;
 };
@@ -51,6 +51,11 @@ export interface KernelEnvironment {
   /** The versions recorded at turn start (a version registered or unregistered since changes nothing). */
   loadGuardrails(scope: RunScope, refs: readonly { id: string; version: string }[]): Promise<GuardrailCheck>;
   route(scope: RunScope, definition: AgentDefinition): Promise<RouteResult>;
+  /**
+   * The provider a route just chose, from what routing already read (no second lookup); falls back to
+   * `modelProvider`. Optional: without it the turn looks the provider up at its first model call.
+   */
+  routedProvider?(scope: RunScope, route: RouteResult): Promise<ModelProvider | null>;
   /** The provider to call (null when it is no longer configured); its key is resolved per call. */
   modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider | null>;
   /** The conversation's last `limit` messages (all when undefined), oldest first, and how many turns it has had. */
@@ -58,5 +63,11 @@ export interface KernelEnvironment {
   retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string): Promise<TurnFact[]>;
   /** Whether a native tool's side effects should run inside the commit transaction (exactly once). */
   runsInCommit(manifest: ToolManifest): boolean;
+  /**
+   * Whether an in-commit tool writes through the commit's transaction. One that does not (a pure function such as
+   * current-time) is invoked just before its commit, which is then a single statement; its result still lands in
+   * the same commit as its start, so it is journaled exactly once.
+   */
+  needsCommitTransaction?(manifest: ToolManifest): boolean;
   invokeTool(call: ToolInvocation): Promise<ToolCallResult>;
 }

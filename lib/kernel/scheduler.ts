@@ -56,8 +56,12 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T, in
  * Executes the calls of one model step by the scheduling rule. `execute` must not throw for a tool failure
  * (it returns the failure as a result); a throw aborts the step after the calls already started settle.
  */
-export async function runToolCalls<C extends SchedulableCall, R>(calls: readonly C[], options: { parallelToolCalls: boolean }, execute: (call: C) => Promise<R>): Promise<R[]> {
+export async function runToolCalls<C extends SchedulableCall, R>(calls: readonly C[], options: { parallelToolCalls: boolean }, execute: (call: C) => Promise<R>, beforeGroup?: (group: readonly C[]) => Promise<void>): Promise<R[]> {
   const results: R[] = [];
-  for (const group of planGroups(calls, options)) results.push(...(await pool(group, MAX_CONCURRENT_CALLS, (call) => execute(call))));
+  for (const group of planGroups(calls, options)) {
+    // E.g. the starts of a group's calls journaled in one commit, before any of them is invoked.
+    if (beforeGroup && group.length > 1) await beforeGroup(group);
+    results.push(...(await pool(group, MAX_CONCURRENT_CALLS, (call) => execute(call))));
+  }
   return results;
 }

@@ -1,8 +1,10 @@
 /**
- * The turn loop, one step at a time: `advanceRun` loads the run and its journal, decides the next step
+ * The turn loop, one step at a time: `advanceRun` folds the run's journal, decides the next step
  * (lib/kernel/journal.ts), performs it, and commits what happened — the journal events with the run-row change,
- * in one transaction, under the worker's lease. Nothing is kept between steps but the journal, so a worker can
- * die after any step and another one continues from the same place.
+ * in one atomic write, under the worker's lease. While it holds the lease a worker keeps the run row, the journal
+ * and the definition in memory (TurnContext.session) instead of reading them back; every commit is guarded by the
+ * lease, so a worker that lost it learns so at its next write. Nothing is needed between steps but the journal, so a
+ * worker can die after any step and another one continues from the same place.
  *
  * A turn: resolve the agent's tools and guardrails and route a model → render the instructions → retrieve facts →
  * loop { model call → scheduled tool calls → budget check } → typed-output check (repairs) → guardrails → persist.
@@ -11,7 +13,6 @@
  * → the call's result is the output.
  */
 import { renderPreview } from "@/lib/agents/parameters";
-import type { DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { isRouted } from "@/lib/models/router";
 import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
@@ -19,7 +20,7 @@ import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { runToolCalls } from "@/lib/kernel/scheduler";
 import type { KernelEnvironment, RunScope } from "@/lib/kernel/environment";
-import type { CommitPlan, KernelRun, KernelStore, RunPatch } from "@/lib/kernel/store";
+import { releasesLease, type CommitPlan, type KernelRun, type KernelStore, type KernelTx, type RunPatch } from "@/lib/kernel/store";
 import {
   foldJournal,
   idempotencyKeyOf,
@@ -30,7 +31,8 @@ import {
   type RunStart,
   type TurnLimits,
 } from "@/lib/kernel/journal";
-import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import { callIdOf } from "@/lib/kernel/journal";
+import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -42,16 +44,22 @@ export type TurnContext = {
   /**
    * What this worker already read and wrote of the run while it holds the lease, so a step does not read back the
    * journal it just wrote. Safe because nobody else appends while the lease is held (a cancel ends the lease, which
-   * the next step's run read or commit notices).
+   * the next commit's guarded update notices, and aborts `signal` in this process).
    */
   session?: TurnSession;
 };
 
 /** The run as this worker knows it within one execution (see TurnContext.session). */
 export type TurnSession = {
+  /** The run row as of the last commit (its creator passes it in; else it is read once). */
+  run?: KernelRun;
   events?: JournalEvent[];
   definition?: AgentDefinition | null;
   providers?: Map<string, ModelProvider | null>;
+  /** The whole run row the last commit answered (the adapter's), for a caller waiting for the run. */
+  lastRow?: unknown;
+  /** The last commit left the run without a lease (finished or waiting): nothing to release. */
+  leaseReleased?: boolean;
 };
 
 /** The worker no longer holds the run (lease lost, or the run was cancelled): nothing more may be written. */
@@ -96,15 +104,16 @@ function validatorFor(schema: Record<string, unknown>, transport?: ToolManifest[
 /** Performs the next step of the run. Throws LeaseLost when the worker may no longer write. */
 export async function advanceRun(ctx: TurnContext, runId: string): Promise<AdvanceOutcome> {
   const session = ctx.session;
-  // The run row is read every step: a worker that lost its lease learns it before it starts more work.
-  const run = await ctx.store.loadRun(runId);
+  if (ctx.signal.aborted) throw new LeaseLost(runId);
+  // Read once per execution: afterwards every commit's guarded update proves the lease is still held.
+  const run = session?.run ?? (await ctx.store.loadRun(runId));
   if (!run || run.leaseOwner !== ctx.owner) throw new LeaseLost(runId);
   const events = session?.events ?? (await ctx.store.loadEvents(runId));
   const state = foldJournal(events);
   const scope: RunScope = { tenantId: run.tenantId, projectId: run.projectId, conversationId: run.conversationId, runId, userId: run.createdBy };
   // A tool invocation has no agent: its limits are Agent 1.3.0's defaults (maxWallMs among them).
   const definition = state.invocation ? null : session && session.definition !== undefined ? session.definition : await loadAgentOf(ctx, scope, run);
-  if (session) Object.assign(session, { events: [...events], definition });
+  if (session) Object.assign(session, { run, events: session.events ?? [...events], definition });
   const limits = turnLimits(definition ?? {});
   const turn: Turn = { ctx, run, scope, state, definition, limits };
 
@@ -141,20 +150,36 @@ function loadAgentOf(ctx: TurnContext, scope: RunScope, run: KernelRun): Promise
   return run.agentId && run.agentVersion ? ctx.env.loadAgent(scope, run.agentId, run.agentVersion) : Promise.resolve(null);
 }
 
-async function commit(turn: Turn, plan: CommitPlan | ((tx: DbTx) => Promise<CommitPlan>)): Promise<AdvanceOutcome> {
-  let written: CommitPlan | undefined;
-  const seqs = await turn.ctx.store.commit(turn.run.id, turn.ctx.owner, async (tx) => (written = typeof plan === "function" ? await plan(tx) : plan));
-  if (!seqs || !written) throw new LeaseLost(turn.run.id);
-  remember(turn, written, seqs);
+/**
+ * Commits a plan under the lease: a value is one statement; a function runs in a transaction (it writes through it).
+ * Throws LeaseLost when the lease is no longer held.
+ */
+async function commit(turn: Turn, plan: CommitPlan | ((tx: KernelTx) => Promise<CommitPlan>)): Promise<AdvanceOutcome> {
+  let written: CommitPlan | undefined = typeof plan === "function" ? undefined : plan;
+  const result = await turn.ctx.store.append(turn.run.id, turn.ctx.owner, typeof plan === "function" ? async (tx) => (written = await plan(tx)) : plan);
+  if (!result || !written) throw new LeaseLost(turn.run.id);
+  remember(turn, written, result.seqs, result.createdAt, result.row);
   const ended = written.events.some((event) => event.type === "run-completed" || event.type === "run-failed");
   return ended ? "settled" : "continue";
 }
 
 /** Keeps the session in step with what was just committed. */
-function remember(turn: Turn, written: CommitPlan, seqs: number[]): void {
-  const events = turn.ctx.session?.events;
+function remember(turn: Turn, written: CommitPlan, seqs: number[], at: Date, row: unknown): void {
+  const session = turn.ctx.session;
+  if (!session) return;
+  const patch = written.patch;
+  if (session.run) {
+    const run = session.run;
+    run.lastSeq = Math.max(run.lastSeq, seqs.length ? seqs[seqs.length - 1] : run.lastSeq);
+    if (patch?.status) run.status = patch.status;
+    if (patch?.startedAt && !run.startedAt) run.startedAt = patch.startedAt;
+    if (releasesLease(patch?.status)) run.leaseOwner = null;
+  }
+  session.lastRow = row;
+  if (releasesLease(patch?.status)) session.leaseReleased = true;
+  const events = session.events;
   if (!events) return;
-  const createdAt = turn.ctx.env.now().toISOString();
+  const createdAt = at.toISOString();
   events.push(...written.events.map((event, i) => ({ ...event, seq: seqs[i], createdAt }) as JournalEvent));
   // Parallel tool calls commit concurrently: keep the journal's order.
   events.sort((a, b) => a.seq - b.seq);
@@ -180,33 +205,48 @@ function failWallClock(turn: Turn): Promise<AdvanceOutcome> {
 
 async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
   const { ctx, scope, state } = turn;
-  const definition = turn.definition as AgentDefinition;
   const created = state.created;
   if (!created) throw new Error(`run ${turn.run.id} has no run-created event of an agent turn`);
   const startedAt = turn.run.startedAt ?? ctx.env.now();
-  const started: RunPatch = { status: "running", startedAt };
+  const { provider, ...plan } = await planTurnStart(ctx.env, scope, turn.definition as AgentDefinition, created, startedAt, turn.limits);
+  provider?.catch(() => {});
+  return plan.failed ? settle(turn, plan) : commit(turn, plan);
+}
 
-  const tools = await ctx.env.resolveTools(scope, definition);
+/**
+ * The start of an agent turn: its tools, guardrails and model resolved, its instructions rendered, its facts
+ * retrieved — as the events and run patch of one commit (turn-started, or run-failed with the reason). The kernel
+ * commits it as a step; the run's creator writes it in the same statement as the run itself (it holds the lease).
+ */
+export async function planTurnStart(env: KernelEnvironment, scope: RunScope, definition: AgentDefinition, created: TurnCreatedData, startedAt: Date, limits: TurnLimits = turnLimits(definition)): Promise<CommitPlan & { failed: boolean; provider?: Promise<ModelProvider | null> }> {
+  const started: RunPatch = { status: "running", startedAt };
+  const failed = (failure: RunFailure, patch: RunPatch): CommitPlan & { failed: boolean } => ({
+    failed: true,
+    events: [{ type: "run-failed", data: { failure } }],
+    patch: { ...patch, status: "failed", finishedAt: env.now(), failure },
+  });
+
+  const tools = await env.resolveTools(scope, definition);
   if (tools.unresolved.length) {
     const first = tools.unresolved[0];
     const exists = first.available.length ? `active versions: ${first.available.join(", ")}` : "no active version is registered";
-    return settle(turn, failurePlan(turn, { code: "tool-version-unresolvable", message: `tool "${first.id}" has no active version satisfying "${first.range}" (${exists})`, details: { toolId: first.id, range: first.range, available: first.available } }, [], started));
+    return failed({ code: "tool-version-unresolvable", message: `tool "${first.id}" has no active version satisfying "${first.range}" (${exists})`, details: { toolId: first.id, range: first.range, available: first.available } }, started);
   }
-  const guardrails = await ctx.env.resolveGuardrails(scope, definition.guardrails);
+  const guardrails = await env.resolveGuardrails(scope, definition.guardrails);
   if (guardrails.missing.length) {
-    return settle(turn, failurePlan(turn, { code: "unresolved-guardrail", message: `the agent names guardrails that are not registered in its project: ${guardrails.missing.map((id) => JSON.stringify(id)).join(", ")}`, details: { missing: guardrails.missing } }, [], { ...started, resolvedTools: tools.resolved }));
+    return failed({ code: "unresolved-guardrail", message: `the agent names guardrails that are not registered in its project: ${guardrails.missing.map((id) => JSON.stringify(id)).join(", ")}`, details: { missing: guardrails.missing } }, { ...started, resolvedTools: tools.resolved });
   }
-  const route = await ctx.env.route(scope, definition);
-  if (!isRouted(route)) return settle(turn, failurePlan(turn, { code: "no-provider", message: route.message }, [], { ...started, resolvedTools: tools.resolved }));
+  const route = await env.route(scope, definition);
+  if (!isRouted(route)) return failed({ code: "no-provider", message: route.message }, { ...started, resolvedTools: tools.resolved });
 
-  const history = scope.conversationId ? await ctx.env.conversationHistory(scope, definition.conversationPolicy?.historyLimit) : { messages: [], turns: 0 };
-  const rendered = renderPreview(definition, created.parameters, { conversation: { id: scope.conversationId, turn: history.turns + 1 }, now: ctx.env.now() });
+  const history = scope.conversationId ? await env.conversationHistory(scope, definition.conversationPolicy?.historyLimit) : { messages: [], turns: 0 };
+  const rendered = renderPreview(definition, created.parameters, { conversation: { id: scope.conversationId, turn: history.turns + 1 }, now: env.now() });
   if (!rendered.ok) {
-    return settle(turn, failurePlan(turn, { code: "instructions-render-failed", message: "the instructions could not be rendered with the run's parameters", details: { issues: rendered.issues } }, [], started));
+    return failed({ code: "instructions-render-failed", message: "the instructions could not be rendered with the run's parameters", details: { issues: rendered.issues } }, started);
   }
   const facts = new Map<string, TurnFact>();
   for (const intent of definition.retrieval) {
-    for (const fact of await ctx.env.retrieveFacts(scope, intent, created.userMessage)) facts.set(fact.id, fact);
+    for (const fact of await env.retrieveFacts(scope, intent, created.userMessage)) facts.set(fact.id, fact);
   }
   const data: TurnStartedData = {
     agent: { id: definition.id, version: definition.version, name: definition.name },
@@ -216,12 +256,15 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
     instructions: rendered.rendered,
     history: history.messages,
     facts: [...facts.values()],
-    deadline: new Date(startedAt.getTime() + turn.limits.maxWallMs).toISOString(),
+    deadline: new Date(startedAt.getTime() + limits.maxWallMs).toISOString(),
   };
-  return commit(turn, {
+  return {
+    failed: false,
+    // Built from what routing read, for the turn's first model call (a caller that keeps the session passes it on).
+    provider: env.routedProvider?.(scope, route),
     events: [{ type: "turn-started", data }],
     patch: { ...started, resolvedTools: tools.resolved, providerId: route.providerId, model: route.model, retrievedFacts: data.facts },
-  });
+  };
 }
 
 async function settle(turn: Turn, plan: CommitPlan): Promise<AdvanceOutcome> {
@@ -319,8 +362,50 @@ async function callModel(turn: Turn): Promise<AdvanceOutcome> {
   if (limits.maxCostUsd !== undefined && spent > limits.maxCostUsd) {
     return settle(turn, failurePlan(turn, { code: "budget-exceeded", message: `the turn spent ${spent} USD, over its cost budget (maxCostUsd ${limits.maxCostUsd})`, details: { kind: "cost", limit: limits.maxCostUsd, spentUsd: spent } }, [{ type: "model-called", data }], usage));
   }
-  if (response.toolCalls.length) return commit(turn, { events: [{ type: "model-called", data }], patch: usage });
+  if (response.toolCalls.length) return commitModelStep(turn, data, usage);
   return finishAnswer(turn, data, usage);
+}
+
+/**
+ * A model answer with tool calls. Calls that complete without leaving the commit — built-in tools run in the
+ * commit, and calls refused before they start (unknown tool, invalid arguments) — are journaled, in call order,
+ * in the same commit as the answer (started and completed together: exactly once). From the first call that runs
+ * outside (its start must be committed before it is invoked), the calls are left to the run-tools step.
+ */
+async function commitModelStep(turn: Turn, data: ModelCalledData, usage: RunPatch): Promise<AdvanceOutcome> {
+  const modelEvent: NewEvent = { type: "model-called", data };
+  const planned: PlannedCall[] = data.toolCalls.map((call, position) => ({ callId: callIdOf(data.index, position), providerCallId: call.id, toolId: call.name, arguments: call.arguments }));
+  // The step's state as it will be once the answer is journaled (prepareCall reads the resolved tools from it).
+  const prepared = await Promise.all(planned.map((call) => prepareCall(turn, call)));
+  const inline: Prepared[] = [];
+  for (const call of prepared) {
+    if (!completesInCommit(turn, call)) break;
+    inline.push(call);
+  }
+  if (!inline.length) return commit(turn, { events: [modelEvent], patch: usage });
+  const needsTx = inline.some((call) => call.manifest && !call.failure && (turn.ctx.env.needsCommitTransaction?.(call.manifest) ?? true));
+  try {
+    if (needsTx) {
+      return await commit(turn, async (tx) => {
+        const events: NewEvent[] = [modelEvent];
+        for (const call of inline) events.push(...(await callEvents(turn, call, tx)));
+        return { events, patch: { ...usage, addToolCalls: inline.length } };
+      });
+    }
+    const events: NewEvent[] = [modelEvent];
+    for (const call of inline) events.push(...(await callEvents(turn, call)));
+    return await commit(turn, { events, patch: { ...usage, addToolCalls: inline.length } });
+  } catch (error) {
+    // The deadline passed during a call: the answer is journaled, then the turn fails on the wall clock.
+    if (error instanceof DeadlineReached) await commit(turn, { events: [modelEvent], patch: usage });
+    throw error;
+  }
+}
+
+/** Whether a call's whole life (start and result) can be journaled in the commit that records the model's answer. */
+function completesInCommit(turn: Turn, call: Prepared): boolean {
+  if (call.failure || !call.manifest) return true;
+  return turn.ctx.env.runsInCommit(call.manifest);
 }
 
 /** Strips one surrounding Markdown code fence, which models like to add around JSON. */
@@ -404,7 +489,22 @@ async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
 
 async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcome> {
   const prepared = await Promise.all(calls.map((call) => prepareCall(turn, call)));
-  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call));
+  const startedHere = new Set<string>();
+  // The calls of a concurrent group that run outside the commit: their starts are journaled in one commit (one row
+  // lock instead of one per call), still before any of them is invoked.
+  const startGroup = async (group: readonly Prepared[]) => {
+    const starts: NewEvent[] = [];
+    for (const call of group) {
+      if (!call.manifest || call.failure || ctx.env.runsInCommit(call.manifest)) continue;
+      const input = checkedInput(call);
+      if (!input.ok) continue;
+      starts.push(startedEventOf(turn, call, input.value));
+      startedHere.add(call.callId);
+    }
+    if (starts.length) await commit(turn, { events: starts });
+  };
+  const ctx = turn.ctx;
+  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call, startedHere.has(call.callId)), startGroup);
   return "continue";
 }
 
@@ -415,23 +515,24 @@ function summarizeIssues(issues: { path: string; message: string }[]): string {
 /** Log lines journaled per tool call; the rest are counted in one more line. */
 const MAX_LOG_LINES_PER_CALL = 200;
 
-async function executeCall(turn: Turn, call: Prepared): Promise<void> {
-  const { ctx, scope } = turn;
-  const begin = Date.now();
-  const completed = (result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: call.callId, toolId: call.toolId, durationMs: Date.now() - begin, ...result } });
-  if (call.failure || !call.manifest) {
-    await commit(turn, { events: [completed(call.failure as ToolCallResult)], patch: { addToolCalls: 1 } });
-    return;
-  }
-  const manifest = call.manifest;
-  const input = validatorFor(manifest.input, manifest.transport)(call.arguments);
-  if (!input.ok) {
-    await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
-    return;
-  }
+/** The tool-call-started event of a call whose arguments passed its input schema (defaults filled). */
+function startedEventOf(turn: Turn, call: Prepared, input: unknown): NewEvent {
   const version = (turn.state.started as RunStart).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
-  const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
-  const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
+  return { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId) } };
+}
+
+/** A call's arguments checked against its tool's input schema, or the failure the model gets back. */
+function checkedInput(call: Prepared): { ok: true; value: unknown } | { ok: false; result: ToolCallResult } {
+  if (call.failure || !call.manifest) return { ok: false, result: call.failure as ToolCallResult };
+  const input = validatorFor(call.manifest.input, call.manifest.transport)(call.arguments);
+  if (input.ok) return { ok: true, value: input.value };
+  return { ok: false, result: { ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } } };
+}
+
+/** Runs one call and collects its log lines, as journaled with its result. */
+function callRunner(turn: Turn, call: Prepared, input: unknown) {
+  const { ctx, scope } = turn;
+  const manifest = call.manifest as ToolManifest;
   const { signal, deadline } = stepSignal(turn);
   // A tool's log lines are journaled with its result, in the same commit (the kernel writes events only in commits).
   const logs: NewEvent[] = [];
@@ -442,22 +543,50 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
   };
   const logged = (): NewEvent[] =>
     dropped ? [...logs, { type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, level: "warn", message: `${dropped} more log line(s) dropped (at most ${MAX_LOG_LINES_PER_CALL} per call)`, at: new Date().toISOString() } }] : logs;
-  const invoke = async (tx?: DbTx) => {
-    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx, log });
+  const invoke = async (tx?: KernelTx) => {
+    const result = await ctx.env.invokeTool({ manifest, input, scope, callId: call.callId, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), signal, tx, log });
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
     return checkOutput(manifest, result);
   };
-  if (ctx.env.runsInCommit(manifest)) {
-    await commit(turn, async (tx) => {
-      const result = await invoke(tx);
-      return { events: [startedEvent, ...logged(), completed(result)], patch: { addToolCalls: 1 } };
-    });
+  return { invoke, logged };
+}
+
+const completedEvent = (call: Prepared, begin: number, result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: call.callId, toolId: call.toolId, durationMs: Date.now() - begin, ...result } });
+
+/** The events of a call that completes inside a commit: refused before it starts, or a tool that runs in the commit. */
+async function callEvents(turn: Turn, call: Prepared, tx?: KernelTx): Promise<NewEvent[]> {
+  const begin = Date.now();
+  const input = checkedInput(call);
+  if (!input.ok) return [completedEvent(call, begin, input.result)];
+  const { invoke, logged } = callRunner(turn, call, input.value);
+  const result = await invoke(tx);
+  return [startedEventOf(turn, call, input.value), ...logged(), completedEvent(call, begin, result)];
+}
+
+/** Performs one call; `started`: its start was already journaled with its group's. */
+async function executeCall(turn: Turn, call: Prepared, started = false): Promise<void> {
+  const { ctx } = turn;
+  const begin = Date.now();
+  const input = checkedInput(call);
+  if (!input.ok) {
+    await commit(turn, { events: [completedEvent(call, begin, input.result)], patch: { addToolCalls: 1 } });
     return;
   }
-  await commit(turn, { events: [startedEvent] });
+  const manifest = call.manifest as ToolManifest;
+  if (ctx.env.runsInCommit(manifest)) {
+    if (ctx.env.needsCommitTransaction?.(manifest) === false) {
+      const events = await callEvents(turn, call);
+      await commit(turn, { events, patch: { addToolCalls: 1 } });
+      return;
+    }
+    await commit(turn, async (tx) => ({ events: await callEvents(turn, call, tx), patch: { addToolCalls: 1 } }));
+    return;
+  }
+  const { invoke, logged } = callRunner(turn, call, input.value);
+  if (!started) await commit(turn, { events: [startedEventOf(turn, call, input.value)] });
   const result = await invoke();
-  await commit(turn, { events: [...logged(), completed(result)], patch: { addToolCalls: 1 } });
+  await commit(turn, { events: [...logged(), completedEvent(call, begin, result)], patch: { addToolCalls: 1 } });
 }
 
 /** Every result is checked against the tool's `output` schema; a mismatch is the tool's failure. */

@@ -8,7 +8,7 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { advanceRun, LeaseLost, type TurnContext } from "@/lib/kernel/turn";
+import { advanceRun, LeaseLost, type TurnContext, type TurnSession } from "@/lib/kernel/turn";
 import type { KernelEnvironment } from "@/lib/kernel/environment";
 import type { KernelStore } from "@/lib/kernel/store";
 import { isRunnableStatus } from "@/lib/kernel/types";
@@ -30,11 +30,17 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Work
   return { leaseMs: num(env.KINDGI_RUN_LEASE_MS, 30_000, 1_000), pollMs: num(env.KINDGI_RUN_POLL_MS, 1_000, 50), concurrency: num(env.KINDGI_RUN_CONCURRENCY, 32, 1) };
 }
 
+/**
+ * What an execution ended with: the run row its last commit answered (the store adapter's whole row), when that
+ * commit settled the run — a caller that created the run answers from it without reading the run back.
+ */
+export type Execution = { settledRow: unknown | null };
+
 export class KernelWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   /** Emits `run:<id>` after every commit this worker makes, and `settled:<id>` when it stops executing a run. */
   readonly events = new EventEmitter();
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<Execution> }>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
 
@@ -89,8 +95,9 @@ export class KernelWorker {
   /**
    * Executes a run this worker holds the lease of, step by step until it is settled or the lease is lost.
    * `resumedFrom`: the run was claimed from an expired lease (journaled as run-resumed when it had started).
+   * `session`: what the run's creator already knows (the run row, its journal, the definition), so nothing is read back.
    */
-  execute(runId: string, options: { resumedFrom?: string | null } = {}): Promise<void> {
+  execute(runId: string, options: { resumedFrom?: string | null; session?: TurnSession } = {}): Promise<Execution> {
     const existing = this.active.get(runId);
     if (existing) return existing.done;
     const controller = new AbortController();
@@ -102,7 +109,7 @@ export class KernelWorker {
     return done;
   }
 
-  private async loop(runId: string, controller: AbortController, options: { resumedFrom?: string | null }): Promise<void> {
+  private async loop(runId: string, controller: AbortController, options: { resumedFrom?: string | null; session?: TurnSession }): Promise<Execution> {
     const heartbeat = setInterval(() => {
       void this.store.renewLease(runId, this.id, this.options.leaseMs).then(
         (held) => held || controller.abort(new Error("lease lost")),
@@ -110,22 +117,33 @@ export class KernelWorker {
       );
     }, Math.max(250, Math.floor(this.options.leaseMs / 3)));
     heartbeat.unref();
-    const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal, session: {} };
+    const session: TurnSession = options.session ?? {};
+    const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal, session };
+    let settled = false;
     try {
       if (options.resumedFrom !== undefined) {
         const run = await this.store.loadRun(runId);
-        if (!run || !isRunnableStatus(run.status)) return;
-        if (run.lastSeq > 1) await ctx.store.commit(runId, this.id, async () => ({ events: [{ type: "run-resumed", data: { worker: this.id, previousWorker: options.resumedFrom ?? null } }] }));
+        if (!run || !isRunnableStatus(run.status)) return { settledRow: null };
+        session.run = run;
+        if (run.lastSeq > 1) {
+          const resumed = await ctx.store.append(runId, this.id, { events: [{ type: "run-resumed", data: { worker: this.id, previousWorker: options.resumedFrom ?? null } }] });
+          if (resumed) run.lastSeq = resumed.seqs[resumed.seqs.length - 1];
+        }
       }
       while (!controller.signal.aborted) {
-        if ((await advanceRun(ctx, runId)) === "settled") break;
+        if ((await advanceRun(ctx, runId)) === "settled") {
+          settled = true;
+          break;
+        }
       }
     } catch (error) {
       if (!(error instanceof LeaseLost) && !controller.signal.aborted) await this.failUnexpectedly(runId, error);
     } finally {
       clearInterval(heartbeat);
-      await this.store.releaseLease(runId, this.id).catch(() => {});
+      // A commit that finished the run (or suspended it) cleared the lease in its own statement.
+      if (!session.leaseReleased) await this.store.releaseLease(runId, this.id).catch(() => {});
     }
+    return { settledRow: settled && session.leaseReleased ? (session.lastRow ?? null) : null };
   }
 
   /** An unexpected error ends the run as failed (`internal-error`); the details go to the server log only. */
@@ -147,6 +165,11 @@ export class KernelWorker {
         const seqs = await store.commit(id, owner, plan);
         if (seqs) this.events.emit(`run:${runId}`);
         return seqs;
+      },
+      append: async (id, owner, plan) => {
+        const written = await store.append(id, owner, plan);
+        if (written) this.events.emit(`run:${runId}`);
+        return written;
       },
     };
   }

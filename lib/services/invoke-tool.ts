@@ -5,7 +5,7 @@
  * call's idempotency key) — whose output is the tool's result. The arguments are checked here first, so invalid
  * ones are a 400 and nothing is stored.
  */
-import type { Prisma } from "@/lib/generated/prisma/client";
+import { randomUUID } from "node:crypto";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
@@ -16,6 +16,7 @@ import { builtinFor } from "@/lib/services/tools";
 import { executeNewRun, type RunView } from "@/lib/services/runs";
 import { isAttendedOrigin, originOf } from "@/lib/services/run-origin";
 import { getKernel } from "@/lib/services/kernel";
+import { insertRun } from "@/lib/services/kernel-store";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
 import type { InvocationCreatedData } from "@/lib/kernel/types";
 
@@ -59,28 +60,23 @@ export async function invokeTool(actor: Actor, toolId: string, version: string |
   }
   const args = checked.value as Record<string, unknown>;
   const created: InvocationCreatedData = { invocation: { toolId, version: target.version, arguments: args }, attended: isAttendedOrigin(originOf(actor)) };
-  const run = await db.$transaction(async (tx) => {
-    const row = await tx.run.create({
-      data: {
-        tenantId: actor.tenantId,
-        projectId: target.projectId,
-        kind: "tool-invocation",
-        toolId,
-        toolVersion: target.version,
-        arguments: args as Prisma.InputJsonValue,
-        status: "pending",
-        attended: created.attended,
-        createdBy: actor.userId,
-        origin: originOf(actor) as Prisma.InputJsonValue,
-        lastSeq: 1,
-        leaseOwner: kernel.id,
-        leaseExpiresAt: new Date(Date.now() + kernel.options.leaseMs),
-      },
-    });
-    await tx.runEvent.create({ data: { tenantId: actor.tenantId, runId: row.id, seq: 1, type: "run-created", data: created as unknown as Prisma.InputJsonValue } });
-    return row;
+  const run = await insertRun({
+    id: randomUUID(),
+    tenantId: actor.tenantId,
+    projectId: target.projectId,
+    kind: "tool-invocation",
+    toolId,
+    toolVersion: target.version,
+    arguments: args,
+    conversationId: null,
+    attended: created.attended,
+    origin: originOf(actor),
+    toolsAllowedUnattended: [],
+    createdBy: actor.userId,
+    events: [{ type: "run-created", data: created }],
+    lease: { owner: kernel.id, ms: kernel.options.leaseMs },
   });
-  return executeNewRun(run, { wait: input.options?.wait !== false, wallMs: DEFAULT_MAX_WALL_MS });
+  return executeNewRun(run, { wait: input.options?.wait !== false, wallMs: DEFAULT_MAX_WALL_MS, session: { definition: null, events: [{ seq: 1, type: "run-created", data: created, createdAt: run.createdAt.toISOString() }] } });
 }
 
 /**

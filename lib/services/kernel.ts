@@ -3,8 +3,8 @@
  * instrumentation hook and the route handlers separately: both must see the same worker.
  */
 import { databaseConfig } from "@/lib/db/config";
-import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
-import { dbKernelStore } from "@/lib/kernel/store";
+import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
+import { dbKernelStore } from "@/lib/services/kernel-store";
 import { KernelWorker, workerOptionsFromEnv } from "@/lib/kernel/worker";
 
 const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };

@@ -4,7 +4,8 @@
  * first journal event, and hands it to this process's kernel worker; with `wait` it answers once the run is
  * settled (completed, failed, cancelled or suspended).
  */
-import type { Prisma, Run } from "@/lib/generated/prisma/client";
+import { randomUUID } from "node:crypto";
+import type { Run } from "@/lib/generated/prisma/client";
 import { getDb } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import { checkParameters } from "@/lib/agents/parameters";
@@ -13,12 +14,15 @@ import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
-import { dbKernelStore } from "@/lib/kernel/store";
-import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
+import { dbKernelStore, insertRun } from "@/lib/services/kernel-store";
+import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
+import type { KernelRun } from "@/lib/kernel/store";
+import { planTurnStart, type TurnSession } from "@/lib/kernel/turn";
 import { renderPreview } from "@/lib/agents/parameters";
 import { isRouted } from "@/lib/models/router";
+import type { ModelProvider } from "@/lib/models/provider";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
-import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type RunKind, type RunStatus, type TurnCreatedData } from "@/lib/kernel/types";
+import { isSettledStatus, isTerminalEvent, isTerminalStatus, type JournalEvent, type NewEvent, type RunKind, type RunStatus, type TurnCreatedData } from "@/lib/kernel/types";
 
 export type RunView = {
   id: string;
@@ -113,69 +117,90 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
   requireWrite(actor);
   const db = await getDb();
   const kernel = getKernel();
-  const prepared = await db.$transaction(async (tx) => {
-    let version = input.agent.version;
-    let conversationId: string | null = null;
-    if (input.input.conversationId) {
-      const conversation = await findConversation(tx, actor, input.input.conversationId);
-      if (conversation.agentId !== input.agent.id || (version !== undefined && version !== conversation.agentVersion)) {
-        throw new AppError("agent-version-mismatch", `conversation ${conversation.id} is pinned to agent ${conversation.agentId}@${conversation.agentVersion}; this run asks for ${input.agent.id}${version ? `@${version}` : ""}`, {
-          conversationId: conversation.id,
-          pinned: { id: conversation.agentId, version: conversation.agentVersion },
-          requested: { id: input.agent.id, ...(version ? { version } : {}) },
-        });
-      }
-      if (conversation.status === "closed") {
-        throw new AppError("conversation-closed", `conversation ${conversation.id} is closed (${conversation.closeReason === "inactive" ? "after inactivity" : "on request"}) and takes no more turns`, { conversationId: conversation.id, closeReason: conversation.closeReason });
-      }
-      version = conversation.agentVersion;
-      conversationId = conversation.id;
+  // The checks only read (a catalog version never changes once registered); the run is written in one statement.
+  let version = input.agent.version;
+  let conversationId: string | null = null;
+  if (input.input.conversationId) {
+    const conversation = await findConversation(db, actor, input.input.conversationId);
+    if (conversation.agentId !== input.agent.id || (version !== undefined && version !== conversation.agentVersion)) {
+      throw new AppError("agent-version-mismatch", `conversation ${conversation.id} is pinned to agent ${conversation.agentId}@${conversation.agentVersion}; this run asks for ${input.agent.id}${version ? `@${version}` : ""}`, {
+        conversationId: conversation.id,
+        pinned: { id: conversation.agentId, version: conversation.agentVersion },
+        requested: { id: input.agent.id, ...(version ? { version } : {}) },
+      });
     }
-    const agent = await activeAgentVersion(tx, actor, input.agent.id, version);
-    const checked = checkParameters(agent.definition.parameters ?? [], input.input.parameters);
-    if (!checked.ok) {
-      const issues = checked.issues.map((issue) => ({ ...issue, path: `/input${issue.path}` }));
-      throw new AppError("validation-failed", `the parameters do not fit the agent: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
+    if (conversation.status === "closed") {
+      throw new AppError("conversation-closed", `conversation ${conversation.id} is closed (${conversation.closeReason === "inactive" ? "after inactivity" : "on request"}) and takes no more turns`, { conversationId: conversation.id, closeReason: conversation.closeReason });
     }
-    if (input.options?.dryRun) return { dryRun: true as const, agent, conversationId, parameters: checked.values };
-    const origin: RunOrigin = trigger?.origin ?? originOf(actor);
-    const created: TurnCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: isAttendedOrigin(origin) };
-    const run = await tx.run.create({
-      data: {
-        tenantId: actor.tenantId,
-        projectId: agent.projectId,
-        agentId: input.agent.id,
-        agentVersion: agent.version,
-        conversationId,
-        status: "pending",
-        attended: created.attended,
-        createdBy: actor.userId,
-        origin: origin as Prisma.InputJsonValue,
-        toolsAllowedUnattended: trigger?.toolsAllowedUnattended ?? [],
-        userMessage: input.input.userMessage,
-        parameters: checked.values as Prisma.InputJsonValue,
-        lastSeq: 1,
-        leaseOwner: kernel.id,
-        leaseExpiresAt: new Date(Date.now() + kernel.options.leaseMs),
-      },
-    });
-    await tx.runEvent.create({ data: { tenantId: actor.tenantId, runId: run.id, seq: 1, type: "run-created", data: created as unknown as Prisma.InputJsonValue } });
-    if (conversationId) await tx.conversation.update({ where: { id: conversationId }, data: { lastActivityAt: new Date() } });
-    return { dryRun: false as const, run, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS };
-  });
+    version = conversation.agentVersion;
+    conversationId = conversation.id;
+  }
+  const agent = await activeAgentVersion(db, actor, input.agent.id, version);
+  const checked = checkParameters(agent.definition.parameters ?? [], input.input.parameters);
+  if (!checked.ok) {
+    const issues = checked.issues.map((issue) => ({ ...issue, path: `/input${issue.path}` }));
+    throw new AppError("validation-failed", `the parameters do not fit the agent: ${issues.map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
+  }
+  if (input.options?.dryRun) return { status: 200, body: await dryRun(actor, agent, conversationId, checked.values, input.agent.id) };
 
-  if (prepared.dryRun) return { status: 200, body: await dryRun(actor, prepared.agent, prepared.conversationId, prepared.parameters, input.agent.id) };
-  return executeNewRun(prepared.run, { wait: input.options?.wait !== false, wallMs: prepared.wallMs });
+  const origin: RunOrigin = trigger?.origin ?? originOf(actor);
+  const created: TurnCreatedData = { agent: { id: input.agent.id, version: agent.version }, conversationId, userMessage: input.input.userMessage, parameters: checked.values, attended: isAttendedOrigin(origin) };
+  const runId = randomUUID();
+  // The turn starts in the statement that creates the run (its creator holds the lease): tools, guardrails and the
+  // model resolved, instructions rendered, facts retrieved — or the run is written failed, with the reason.
+  const { provider, ...start } = await planTurnStart(dbKernelEnvironment, { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId, userId: actor.userId }, agent.definition, created, new Date());
+  const events: NewEvent[] = [{ type: "run-created", data: created }, ...start.events];
+  const row = await insertRun({
+    id: runId,
+    tenantId: actor.tenantId,
+    projectId: agent.projectId,
+    kind: "agent-turn",
+    agentId: input.agent.id,
+    agentVersion: agent.version,
+    conversationId,
+    attended: created.attended,
+    origin,
+    toolsAllowedUnattended: trigger?.toolsAllowedUnattended ?? [],
+    createdBy: actor.userId,
+    userMessage: input.input.userMessage,
+    parameters: checked.values,
+    events,
+    patch: start.patch,
+    lease: { owner: kernel.id, ms: kernel.options.leaseMs },
+  });
+  const wait = input.options?.wait !== false;
+  if (start.failed) {
+    kernel.events.emit(`run:${runId}`);
+    return { status: wait ? 201 : 202, body: runView(row) };
+  }
+  const turn = (start.events[0] as Extract<NewEvent, { type: "turn-started" }>).data;
+  const providers = new Map<string, ModelProvider | null>();
+  if (provider) providers.set(turn.provider.id, await provider);
+  return executeNewRun(row, { wait, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS, session: { definition: agent.definition, events: journalOf(row, events), providers } });
+}
+
+/** The first events of a run just written, as its journal holds them. */
+function journalOf(row: Run, events: readonly NewEvent[]): JournalEvent[] {
+  const createdAt = row.createdAt.toISOString();
+  return events.map((event, i) => ({ ...event, seq: i + 1, createdAt }) as JournalEvent);
+}
+
+/** The run row as the kernel keeps it. */
+function kernelRunOf(row: Run): KernelRun {
+  const { id, tenantId, projectId, agentId, agentVersion, conversationId, status, createdBy, attended, startedAt, leaseOwner, lastSeq } = row;
+  return { id, tenantId, projectId, agentId, agentVersion, conversationId, status, createdBy, attended, startedAt, leaseOwner, lastSeq };
 }
 
 /**
- * Hands a run just written (leased to this process's worker) to the worker. Without `wait` it answers 202 at once;
- * with it, 201 once the run is settled, or 202 when it is not within its wall-clock budget and a margin.
+ * Hands a run just written (leased to this process's worker) to the worker, with what its creator knows of it.
+ * Without `wait` it answers 202 at once; with it, 201 once the run is settled — from the worker's last commit when it
+ * settled the run here — or 202 when it is not settled within its wall-clock budget and a margin.
  */
-export async function executeNewRun(run: Run, options: { wait: boolean; wallMs: number }): Promise<{ status: 201 | 202; body: RunView }> {
-  const execution = getKernel().execute(run.id);
+export async function executeNewRun(run: Run, options: { wait: boolean; wallMs: number; session?: TurnSession }): Promise<{ status: 201 | 202; body: RunView }> {
+  const execution = getKernel().execute(run.id, { session: { ...options.session, run: kernelRunOf(run) } });
   if (!options.wait) return { status: 202, body: runView(run) };
-  await execution;
+  const { settledRow } = await execution;
+  if (settledRow) return { status: 201, body: runView(settledRow as Run) };
   const settled = await waitUntilSettled(run.id, options.wallMs + 30_000);
   return { status: isSettledStatus(settled.status) ? 201 : 202, body: runView(settled) };
 }

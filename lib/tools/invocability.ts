@@ -1,6 +1,6 @@
 /**
  * Whether this server can invoke a tool, and how: the one predicate behind the kernel's invoker choice
- * (lib/kernel/db-environment.ts) and the warnings of tool registration and agent validation.
+ * (lib/services/kernel-environment.ts) and the warnings of tool registration and agent validation.
  */
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { isBuiltinToolId } from "@/lib/tools/native";

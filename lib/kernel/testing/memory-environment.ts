@@ -7,7 +7,7 @@
  * project.
  */
 import semver from "semver";
-import type { DbTx } from "@/lib/db";
+import type { KernelTx } from "@/lib/kernel/store";
 import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-agent";
 import { evaluateGuardrails, type ResolvedGuardrail } from "@/lib/guardrails/evaluate";
 import type { ModelProvider, ModelRequest } from "@/lib/models/provider";
@@ -24,7 +24,7 @@ export type MemoryToolContext = {
   scope: RunScope;
   /** How many times this call (run and call id) has been invoked, this one included. */
   attempt: number;
-  tx?: DbTx;
+  tx?: KernelTx;
 };
 
 /** A tool's behaviour: the input is already validated (defaults filled); a throw becomes a `tool-error` result. */

@@ -1,14 +1,13 @@
 /**
  * A KernelStore in memory, for tests of the turn loop and the worker without a database. It keeps the contract of
- * dbKernelStore (lib/kernel/store.ts): a commit is all or nothing and happens only while the writer holds the lease
+ * dbKernelStore (lib/services/kernel-store.ts): a commit is all or nothing and happens only while the writer holds the lease
  * and the run is not finished; commits of one run queue behind each other (the row lock), and a run inside a
  * commit is skipped by `claim` (FOR UPDATE SKIP LOCKED); sequence numbers have no gaps; a finished status frees the
  * lease. Leases expire by the store's clock, which a test can move. Event data is stored as JSON, as in a jsonb
  * column, so what the kernel reads back is what the database would give it.
  */
 import { randomUUID } from "node:crypto";
-import type { DbTx } from "@/lib/db";
-import type { CommitEffects, CommitPlan, KernelRun, KernelStore, RunPatch } from "@/lib/kernel/store";
+import { releasesLease, type CommitEffects, type CommitPlan, type KernelRun, type KernelStore, type KernelTx, type RunPatch } from "@/lib/kernel/store";
 import { isRunnableStatus, isTerminalStatus, type InvocationPlan, type JournalEvent, type NewEvent, type RunCreatedData, type RunKind, type RunStatus } from "@/lib/kernel/types";
 
 /** A clock a test controls: leases expire and deadlines pass only when the test moves it. */
@@ -109,7 +108,7 @@ const noTransaction = new Proxy(
       throw new Error(`the memory kernel store has no database transaction (a commit plan used tx.${String(property)})`);
     },
   },
-) as DbTx;
+) as KernelTx;
 
 /** A JSON value as a jsonb column stores it (undefined properties dropped, dates as strings). */
 function asJson<T>(value: T): T {
@@ -133,7 +132,7 @@ function copyEvent(event: JournalEvent): JournalEvent {
   return { ...event, data: asJson(event.data) } as JournalEvent;
 }
 
-/** The run row after `patch`, exactly as patchData in lib/kernel/store.ts changes it. */
+/** The run row after `patch`, exactly as the append statement in lib/services/kernel-store.ts changes it. */
 function patched(run: MemoryRun, patch: RunPatch | undefined, eventCount: number): MemoryRun {
   const next: MemoryRun = { ...run, lastSeq: run.lastSeq + eventCount };
   if (!patch) return next;
@@ -154,7 +153,7 @@ function patched(run: MemoryRun, patch: RunPatch | undefined, eventCount: number
   if (patch.failure !== undefined) next.failure = asJson(patch.failure);
   if (patch.flags !== undefined) next.flags = asJson(patch.flags);
   if (patch.retrievedFacts !== undefined) next.retrievedFacts = asJson(patch.retrievedFacts);
-  if (patch.status && isTerminalStatus(patch.status)) {
+  if (releasesLease(patch.status)) {
     next.leaseOwner = null;
     next.leaseExpiresAt = null;
   }
@@ -229,11 +228,15 @@ export function createMemoryStore(options: { clock?: Pick<ManualClock, "now"> } 
       return (limit ? events.slice(0, limit) : events).map(copyEvent);
     },
 
-    commit(runId, owner, plan) {
+    async commit(runId, owner, plan) {
+      return (await store.append(runId, owner, plan))?.seqs ?? null;
+    },
+
+    append(runId, owner, plan) {
       return holdingRow(runId, async () => {
         const run = runs.get(runId);
         if (!run || run.leaseOwner !== owner || isTerminalStatus(run.status)) return null;
-        const { events, patch, effects }: CommitPlan = await plan(noTransaction);
+        const { events, patch, effects }: CommitPlan = typeof plan === "function" ? await plan(noTransaction) : plan;
         // Everything that can fail is done before anything is written.
         const current = runOf(runId);
         const written = numbered(runId, current.lastSeq + 1, events);
@@ -242,7 +245,7 @@ export function createMemoryStore(options: { clock?: Pick<ManualClock, "now"> } 
         runs.set(runId, next);
         (journals.get(runId) as JournalEvent[]).push(...written);
         appendMessages?.();
-        return written.map((event) => event.seq);
+        return { seqs: written.map((event) => event.seq), createdAt: clock.now(), row: copyRun(next) };
       });
     },
 

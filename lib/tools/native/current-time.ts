@@ -36,11 +36,12 @@ export const currentTime: NativeTool = {
   invoke: async (input, context) => describeInstant(context.now(), typeof input.timezone === "string" ? input.timezone : "UTC"),
 };
 
-/**
- * `instant` as {@link currentTime} reports it in `timeZone`, or an `invalid-arguments` error naming an unknown zone:
- * the model gets it back as the call's result and can call again with a valid zone (or none, for UTC).
- */
-export function describeInstant(instant: Date, timeZone: string): NativeToolResult {
+/** Formatters by requested zone name (building one costs far more than formatting): the valid zones asked for. */
+const formatters = new Map<string, { format: Intl.DateTimeFormat; canonical: string }>();
+
+function formatterFor(timeZone: string): { format: Intl.DateTimeFormat; canonical: string } | null {
+  const cached = formatters.get(timeZone);
+  if (cached) return cached;
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat("en-US", {
@@ -55,8 +56,25 @@ export function describeInstant(instant: Date, timeZone: string): NativeToolResu
       weekday: "long",
     });
   } catch {
+    return null;
+  }
+  // Bounded: zone names are a finite set, but the input is the model's.
+  if (formatters.size >= 500) formatters.clear();
+  const entry = { format, canonical: format.resolvedOptions().timeZone };
+  formatters.set(timeZone, entry);
+  return entry;
+}
+
+/**
+ * `instant` as {@link currentTime} reports it in `timeZone`, or an `invalid-arguments` error naming an unknown zone:
+ * the model gets it back as the call's result and can call again with a valid zone (or none, for UTC).
+ */
+export function describeInstant(instant: Date, timeZone: string): NativeToolResult {
+  const zone = formatterFor(timeZone);
+  if (!zone) {
     return invalidArguments(`unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as "Europe/Berlin", "America/New_York" or "UTC", or omit timezone for UTC`);
   }
+  const format = zone.format;
   const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
   const local = `${parts.year.padStart(4, "0")}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
   // The offset is the wall clock read as if it were UTC, minus the instant (both at whole seconds).
@@ -66,6 +84,6 @@ export function describeInstant(instant: Date, timeZone: string): NativeToolResu
   const utcOffset = `${sign}${String(Math.floor(absolute / 60)).padStart(2, "0")}:${String(absolute % 60).padStart(2, "0")}`;
   return {
     ok: true,
-    output: { iso: instant.toISOString(), unixMs: instant.getTime(), timezone: format.resolvedOptions().timeZone, local, weekday: parts.weekday, utcOffset },
+    output: { iso: instant.toISOString(), unixMs: instant.getTime(), timezone: zone.canonical, local, weekday: parts.weekday, utcOffset },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The in-process turn of `npm run bench:kernel` row (b): the same service call `POST /v1/runs` makes (checks,
+ * The in-process turn of `npm run bench:kernel` rows (b) and (b50): the same service call `POST /v1/runs` makes (checks,
  * run row, journal, the kernel worker executing the turn with `wait`), without HTTP. It uses the database the
  * environment names (DATABASE_URL, else an embedded KINDGI_DATA_DIR), migrates it, and creates its own tenant and
  * the benchmark agent: dev-echo with the built-in `current-time` tool.
@@ -12,8 +12,18 @@ import { createTenant } from "@/lib/services/create-tenant";
 import { registerAgent } from "@/lib/services/agents";
 import { createRun } from "@/lib/services/runs";
 import { getKernel } from "@/lib/services/kernel";
+import { dbKernelStore } from "@/lib/services/kernel-store";
+import type { JournalEvent } from "@/lib/kernel/types";
 
-export type BenchHarness = { runTurn(userMessage: string): Promise<{ status: string }>; close(): Promise<void> };
+/** One turn as the journal holds it: what the raw-driver floor of the benchmark replays with the same data. */
+export type BenchTurnSample = { tenantId: string; projectId: string; createdBy: string; agentId: string; agentVersion: string; userMessage: string; parameters: unknown; origin: unknown; events: JournalEvent[] };
+
+export type BenchHarness = {
+  runTurn(userMessage: string): Promise<{ status: string }>;
+  /** The last turn's run and journal. */
+  sample(): Promise<BenchTurnSample>;
+  close(): Promise<void>;
+};
 
 export const BENCH_AGENT = {
   id: "bench.clock",
@@ -33,10 +43,27 @@ export async function createBenchHarness(): Promise<BenchHarness> {
   const tenant = await createTenant({ name: "bench" });
   const actor = await authenticateApiKey(tenant.apiKey.key);
   await registerAgent(actor, { ...BENCH_AGENT, projectId: tenant.project.id });
+  let lastRunId: string | null = null;
   return {
     async runTurn(userMessage) {
       const result = await createRun(actor, { agent: { id: BENCH_AGENT.id }, input: { userMessage } });
+      if ("id" in result.body) lastRunId = result.body.id;
       return { status: "status" in result.body && typeof result.body.status === "string" ? result.body.status : "unknown" };
+    },
+    async sample() {
+      if (!lastRunId) throw new Error("no turn has run yet");
+      const run = await (await getDb()).run.findUniqueOrThrow({ where: { id: lastRunId } });
+      return {
+        tenantId: run.tenantId,
+        projectId: run.projectId,
+        createdBy: run.createdBy,
+        agentId: run.agentId as string,
+        agentVersion: run.agentVersion as string,
+        userMessage: run.userMessage ?? "",
+        parameters: run.parameters,
+        origin: run.origin,
+        events: await dbKernelStore.loadEvents(lastRunId),
+      };
     },
     async close() {
       getKernel().stop();

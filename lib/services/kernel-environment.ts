@@ -2,15 +2,16 @@
  * The kernel's environment on the product's services: the registry (agents, tools, built-in tools, guardrails),
  * the model providers of the deployment and the tenant, the memory store, conversations, and the tool invokers.
  */
-import { getDb } from "@/lib/db";
+import { getDb, type DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
-import { routeCapability } from "@/lib/models/router";
+import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { retrieveFacts } from "@/lib/services/memory";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
+import type { ProviderDescriptor } from "@/lib/models/registry";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
@@ -39,7 +40,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   const invocability = toolInvocability(manifest);
   if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: invocability.failureReason ?? "transport-unavailable" } };
   if (invocability.invoker === "native") {
-    return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
+    return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx as DbTx | undefined });
   }
   if (invocability.invoker === "http" && manifest.spec) {
     const result = await invokeHttpTool(manifest, call.input, {
@@ -69,6 +70,9 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   // An invoker the predicate lists as available without a branch here is a programming error.
   throw new Error(`no invoker for ${invocability.invoker} tools`);
 }
+
+/** The provider list a route was chosen from, while the route object lives (one turn start): no second lookup. */
+const routedFrom = new WeakMap<RouteResult, ProviderDescriptor[]>();
 
 export const dbKernelEnvironment: KernelEnvironment = {
   now: () => new Date(),
@@ -120,7 +124,17 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   async route(scope, definition) {
-    return routeCapability(definition, await providersForProject(scope.tenantId, scope.projectId));
+    const descriptors = await providersForProject(scope.tenantId, scope.projectId);
+    const route = routeCapability(definition, descriptors);
+    routedFrom.set(route, descriptors);
+    return route;
+  },
+
+  async routedProvider(scope, route) {
+    const descriptors = routedFrom.get(route);
+    if (!descriptors || !isRouted(route)) return isRouted(route) ? dbKernelEnvironment.modelProvider(scope, route.providerId) : null;
+    const descriptor = descriptors.find((provider) => provider.id === route.providerId);
+    return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
   },
 
   async modelProvider(scope, providerId) {
@@ -144,6 +158,9 @@ export const dbKernelEnvironment: KernelEnvironment = {
   },
 
   runsInCommit: (manifest) => toolInvoker(manifest) === "native",
+
+  // Built-in tools that change nothing (current-time, recall) need no transaction of their own.
+  needsCommitTransaction: (manifest) => manifest.mutating !== false,
 
   invokeTool,
 };
