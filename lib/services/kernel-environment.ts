@@ -6,6 +6,7 @@ import { getDb, type DbTx } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
+import { catalogDocument } from "@/lib/services/catalog";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
@@ -74,27 +75,30 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
 /** The provider list a route was chosen from, while the route object lives (one turn start): no second lookup. */
 const routedFrom = new WeakMap<RouteResult, ProviderDescriptor[]>();
 
+/** Built-in tool versions known to have no registration of the same id in a project (bounded by clearing). */
+const unregisteredBuiltins = new Set<string>();
+
 export const dbKernelEnvironment: KernelEnvironment = {
   now: () => new Date(),
 
   async loadAgent(scope, agentId, version) {
-    const db = await getDb();
-    const row = await db.catalogVersion.findFirst({
-      // Not filtered on status: a version unregistered after the run started still runs to its end.
-      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "agent", entryId: agentId, version },
-      select: { id: true, document: true },
-    });
+    // Any status: a version unregistered after the run started still runs to its end. Versions never change, so
+    // the document comes from the process's cache after its first read.
+    const row = await catalogDocument(scope, "agent", agentId, version);
     return row ? (parseCached(row.id, row.document) as AgentDefinition) : null;
   },
 
   resolveTools: (scope, definition) => resolveAgentTools(scope, definition),
 
   async loadTool(scope, toolId, version) {
-    const db = await getDb();
-    const row = await db.catalogVersion.findFirst({
-      where: { tenantId: scope.tenantId, projectId: scope.projectId, kind: "tool", entryId: toolId, version },
-      select: { id: true, document: true },
-    });
+    // A built-in id can no longer be registered, so a tenant without a (legacy) registration of it never gets one:
+    // that answer is kept too.
+    const builtinKey = isBuiltinToolId(toolId) ? `${scope.tenantId}\u0000${scope.projectId}\u0000${toolId}\u0000${version}` : null;
+    const row = builtinKey && unregisteredBuiltins.has(builtinKey) ? null : await catalogDocument(scope, "tool", toolId, version);
+    if (!row && builtinKey) {
+      if (unregisteredBuiltins.size > 10_000) unregisteredBuiltins.clear();
+      unregisteredBuiltins.add(builtinKey);
+    }
     if (row) return parseCached(row.id, row.document) as ToolManifest;
     return isBuiltinToolId(toolId) ? (getBuiltinTool(toolId, version) ?? null) : null;
   },

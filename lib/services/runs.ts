@@ -11,6 +11,7 @@ import { AppError, notFound } from "@/lib/errors";
 import { checkParameters } from "@/lib/agents/parameters";
 import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
+import { cached } from "@/lib/services/tenant-generation";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
@@ -135,7 +136,10 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
     version = conversation.agentVersion;
     conversationId = conversation.id;
   }
-  const agent = await activeAgentVersion(db, actor, input.agent.id, version);
+  // The agent's active version is read under the tenant's catalog generation: registering, unregistering or
+  // reinstating a version bumps it (at once on this server, within a second on the others).
+  const wanted = version;
+  const agent = await cached(actor.tenantId, `active-agent:${actor.projectId ?? "*"}:${JSON.stringify([input.agent.id, wanted ?? null])}`, () => activeAgentVersion(db, actor, input.agent.id, wanted), "catalog");
   const checked = checkParameters(agent.definition.parameters ?? [], input.input.parameters);
   if (!checked.ok) {
     const issues = checked.issues.map((issue) => ({ ...issue, path: `/input${issue.path}` }));
