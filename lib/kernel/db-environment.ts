@@ -6,6 +6,7 @@ import { getDb } from "@/lib/db";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { routeCapability } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
+import { resolveCallConnections } from "@/lib/services/connections";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
@@ -41,11 +42,15 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   if (invocability.invoker === "native") {
     return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx });
   }
+  // Connections (lib/services/connections.ts), resolved before anything is sent: a missing one fails the call here.
+  const connections = await resolveCallConnections(manifest, scope);
+  if (!connections.ok) return connections;
   if (invocability.invoker === "http" && manifest.spec) {
     const result = await invokeHttpTool(manifest, call.input, {
       resolveSecret: (ref) => resolveSecretValue(scope.tenantId, ref.name),
       idempotencyKey: call.idempotencyKey,
       signal: call.signal,
+      connections: connections.value,
     });
     if (result.ok) return { ok: true, output: result.output };
     const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
@@ -57,6 +62,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
       signal: call.signal,
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
       log: (line) => call.log?.(line),
+      connections: connections.value,
     });
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: { kind: "tool-error", message: result.error.message, reason: result.error.reason } };
   }
