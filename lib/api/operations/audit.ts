@@ -11,7 +11,7 @@ const entry = {
     subjectId: { type: "string" },
     projectId: nullable(uuid),
     actorId: { ...uuid, description: "The user (person or service account) who did it." },
-    data: { ...nullable({ type: "object" }), description: "What changed (never a secret or token)." },
+    data: { ...nullable({ type: "object", additionalProperties: true }), description: "What changed (never a secret or token)." },
     createdAt: dateTime,
   },
 } as const;
