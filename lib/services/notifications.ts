@@ -311,10 +311,10 @@ function wakeDispatcher(): void {
   holder.kindgiDispatcher?.wake();
 }
 
-/** Starts the dispatcher loop of this process (every KINDGI_NOTIFICATION_POLL_MS, default 500 ms, and on enqueue). */
+/** Starts the dispatcher loop of this process (every KINDGI_NOTIFICATION_POLL_MS, default 1000 ms, and at once after an enqueue in this process). */
 export function startNotificationDispatcher(): void {
   if (holder.kindgiDispatcher) return;
-  const pollMs = Math.max(50, Number(process.env.KINDGI_NOTIFICATION_POLL_MS) || 500);
+  const pollMs = Math.max(50, Number(process.env.KINDGI_NOTIFICATION_POLL_MS) || 1000);
   let timer: NodeJS.Timeout | null = null;
   let running = false;
   let again = false;

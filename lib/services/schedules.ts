@@ -143,7 +143,7 @@ export async function createSchedule(actor: Actor, input: CreateScheduleInput): 
     await audit(tx, actor, { action: "schedule.created", subjectType: "schedule", subjectId: row.id, projectId: row.projectId, data: { name: row.name, cron: row.cron, timezone: row.timezone, agentId: row.agentId, toolsAllowedUnattended: row.toolsAllowedUnattended } });
     if (row.toolsAllowedUnattended.length) await audit(tx, actor, { action: "schedule.tools-allowed-unattended-set", subjectType: "schedule", subjectId: row.id, projectId: row.projectId, data: { toolsAllowedUnattended: row.toolsAllowedUnattended } });
     return view(row);
-  });
+  }).finally(() => setTimeout(wakeScheduler, 0).unref());
 }
 
 export async function listSchedules(actor: Actor, filters: { projectId?: string; status?: TriggerStatus }, page: { limit: number; cursor?: string }): Promise<Page<ScheduleView>> {
@@ -178,7 +178,7 @@ export async function setScheduleStatus(actor: Actor, scheduleId: string, action
     const updated = await tx.schedule.update({ where: { id: row.id }, data: { status, nextFireAt } });
     await audit(tx, actor, { action: `schedule.${action === "pause" ? "paused" : action === "resume" ? "resumed" : "unregistered"}`, subjectType: "schedule", subjectId: row.id, projectId: row.projectId });
     return view(updated);
-  });
+  }).finally(() => setTimeout(wakeScheduler, 0).unref());
 }
 
 /** GET /v1/schedules/{id}/fires, newest first. */
@@ -238,27 +238,46 @@ export async function fireDueSchedules(now = new Date()): Promise<number> {
   return due.length;
 }
 
-const holder = globalThis as unknown as { kindgiScheduler?: { timer: NodeJS.Timeout | null; stopped: boolean } };
+const holder = globalThis as unknown as { kindgiScheduler?: { wake: () => void } };
+
+/** Runs a scheduler pass now (a schedule created or resumed in this process may be due before the next pass). */
+function wakeScheduler(): void {
+  holder.kindgiScheduler?.wake();
+}
 
 /**
- * Starts the scheduler loop of this process: every KINDGI_SCHEDULER_POLL_MS (default 250 ms) it fires the schedules
- * whose tick has come, so a per-second pattern fires within a fraction of a second of its tick.
+ * Starts the scheduler loop of this process: it fires the schedules whose tick has come, then sleeps until the
+ * soonest next tick, at most KINDGI_SCHEDULER_POLL_MS (default 1000 ms: what a schedule created on another replica
+ * may wait), so a per-second pattern fires within a few milliseconds of its tick while an idle server asks little.
  */
 export function startScheduler(): void {
   if (holder.kindgiScheduler) return;
-  const pollMs = Math.max(50, Number(process.env.KINDGI_SCHEDULER_POLL_MS) || 250);
-  const state: { timer: NodeJS.Timeout | null; stopped: boolean } = { timer: null, stopped: false };
-  holder.kindgiScheduler = state;
-  const loop = async () => {
-    if (state.stopped) return;
+  const maxSleepMs = Math.max(50, Number(process.env.KINDGI_SCHEDULER_POLL_MS) || 1000);
+  let timer: NodeJS.Timeout | null = null;
+  let running = false;
+  let again = false;
+  const pass = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    if (timer) clearTimeout(timer);
+    let sleepMs = maxSleepMs;
     try {
       await fireDueSchedules();
+      const db = await getDb();
+      const soonest = await db.schedule.findFirst({ where: { status: "active", nextFireAt: { not: null } }, orderBy: { nextFireAt: "asc" }, select: { nextFireAt: true } });
+      if (soonest?.nextFireAt) sleepMs = Math.min(maxSleepMs, Math.max(5, soonest.nextFireAt.getTime() - Date.now() + 5));
     } catch (error) {
       console.error("[kindgi] the scheduler pass failed:", error instanceof Error ? error.message : error);
+    } finally {
+      running = false;
+      timer = setTimeout(() => void pass(), again ? 0 : sleepMs);
+      again = false;
+      timer.unref();
     }
-    if (state.stopped) return;
-    state.timer = setTimeout(loop, pollMs);
-    state.timer.unref();
   };
-  void loop();
+  holder.kindgiScheduler = { wake: () => void pass() };
+  void pass();
 }
