@@ -74,6 +74,22 @@ export const errorStatus = {
   "secret-not-found": 404,
   /** Secrets cannot be stored or read: no usable KINDGI_SECRETS_KEY. */
   "secrets-unavailable": 503,
+  /** The schedule or webhook was unregistered: it cannot be paused, resumed or delivered to any more. */
+  "trigger-unregistered": 409,
+  /** A delivery to a paused webhook: nothing is started (the sender should retry after the webhook is resumed). */
+  "webhook-paused": 409,
+  /** A webhook delivery whose Standard Webhooks signature (webhook-id, webhook-timestamp, webhook-signature) does not verify. */
+  "webhook-signature-invalid": 401,
+  /** A webhook delivery signed more than 5 minutes before or after the server's clock (the replay window). */
+  "webhook-timestamp-out-of-window": 401,
+  /** A webhook delivery whose webhook-id was accepted before: a replay, nothing is started again. */
+  "webhook-replayed": 409,
+  /** A tool call needs a connection (`needsSpec.connections` or `authorization.kind: "connection"`) that is not linked; nothing was sent. */
+  "connection-missing": 422,
+  /** The linked connection lacks a permission the tool needs; nothing was sent. */
+  "connection-permission-missing": 422,
+  /** A notification endpoint URL the network rules refuse (loopback, private and metadata addresses unless allowed). */
+  "notification-endpoint-refused": 403,
   /** An unexpected failure; the details stay in the server log under the request id. */
   "internal-server-error": 500,
 } as const satisfies Record<string, number>;

@@ -26,7 +26,7 @@ export default async function setup(project: TestProject) {
   const testDatabaseUrl = process.env.KINDGI_TEST_DATABASE_URL;
   const database = testDatabaseUrl ? await freshPostgresDatabase(testDatabaseUrl) : null;
   const server: RunningServer = await startServer({
-    env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_BOOTSTRAP_API_KEY: bootstrapKey, KINDGI_ADMIN_EMAIL: `first-admin-${Date.now()}@example.test`, KINDGI_ADMIN_PASSWORD: "first-admin-password", KINDGI_DEV_PROVIDERS: "1", KINDGI_ALLOW_PRIVATE_PROVIDER_URLS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_SESSION_SECRET: sessionSecret, KINDGI_ALLOWED_ORIGINS: "https://console.example.test, https://admin.example.test" },
+    env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_BOOTSTRAP_API_KEY: bootstrapKey, KINDGI_ADMIN_EMAIL: `first-admin-${Date.now()}@example.test`, KINDGI_ADMIN_PASSWORD: "first-admin-password", KINDGI_DEV_PROVIDERS: "1", KINDGI_ALLOW_PRIVATE_PROVIDER_URLS: "1", KINDGI_NOTIFICATIONS_ALLOW_PRIVATE_URLS: "1", KINDGI_NOTIFICATION_RETRY_BASE_MS: "300", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_SESSION_SECRET: sessionSecret, KINDGI_ALLOWED_ORIGINS: "https://console.example.test, https://admin.example.test" },
   });
   project.provide("kindgi", {
     baseUrl: server.baseUrl,

@@ -25,8 +25,11 @@ export type Operation = {
   query?: Record<string, JsonSchema & { description: string }>;
   body?: {
     schema: JsonSchema;
-    /** `schema`: the wrapper validates the whole body; `top-level`: only unknown top-level fields, the service validates the rest. */
-    validation: "schema" | "top-level";
+    /**
+     * `schema`: the wrapper validates the whole body; `top-level`: only unknown top-level fields, the service validates
+     * the rest; `any-object`: any JSON object (a webhook's payload), read by the service as sent (`rawBody`).
+     */
+    validation: "schema" | "top-level" | "any-object";
     /** An empty body is allowed (treated as `{}`). */
     optional?: boolean;
   };

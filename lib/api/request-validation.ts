@@ -101,6 +101,7 @@ export function validateBody(operation: Operation, body: unknown): void {
     return;
   }
   if (!isPlainObject(body)) throw new AppError("bad-input", "the request body must be a JSON object", { issues: [{ path: "", message: "must be an object" }] });
+  if (spec.validation === "any-object") return;
   const properties = (spec.schema.properties ?? {}) as Record<string, unknown>;
   const unknownFields = Object.keys(body).filter((field) => !(field in properties));
   if (unknownFields.length) {

@@ -17,6 +17,8 @@ export type HandlerContext<A> = {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Record<string, unknown>;
+  /** The request body's text exactly as received (a signed webhook delivery is verified on it); undefined for GET. */
+  rawBody: string | undefined;
 };
 
 type ActorOf<O extends Operation> = O["auth"] extends "key" ? Actor : null;
@@ -34,8 +36,8 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       const rawParams = Object.fromEntries(Object.entries((await context?.params) ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
       const params = validateParams(operation, rawParams);
       const query = validateQuery(operation, new URL(request.url).searchParams);
-      const body = await readBody(operation, request);
-      const run = () => handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown> });
+      const { body, text: rawBody } = await readBody(operation, request);
+      const run = () => handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown>, rawBody });
       const idempotencyKey = operation.idempotent && actor ? validateIdempotencyKey(request.headers.get("idempotency-key")) : null;
       if (!idempotencyKey || !actor) return toResponse(await run(), requestId);
 
@@ -123,8 +125,8 @@ function bearerToken(header: string): string {
   return match[1];
 }
 
-async function readBody(operation: Operation, request: Request): Promise<unknown> {
-  if (request.method === "GET" || request.method === "HEAD") return undefined;
+async function readBody(operation: Operation, request: Request): Promise<{ body: unknown; text: string | undefined }> {
+  if (request.method === "GET" || request.method === "HEAD") return { body: undefined, text: undefined };
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
   let text: string;
@@ -147,7 +149,7 @@ async function readBody(operation: Operation, request: Request): Promise<unknown
   }
   inspectBody(body);
   validateBody(operation, body);
-  return body;
+  return { body, text };
 }
 
 /** The body's bytes, read chunk by chunk: a (chunked) body past `limit` is refused as soon as it gets there. */

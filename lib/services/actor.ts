@@ -34,7 +34,7 @@ export function requireAdmin(actor: Actor): void {
  * Resources that belong to the tenant rather than to one project. What a credential may do with each is decided
  * here, and only here; services call `authorizeTenantWide` before they touch one.
  */
-export type TenantWideResource = "providers" | "secrets" | "tokens" | "service-accounts" | "projects" | "members";
+export type TenantWideResource = "providers" | "secrets" | "tokens" | "service-accounts" | "projects" | "members" | "company-connections";
 export type TenantWideAction = "read" | "write";
 
 /**
@@ -54,6 +54,7 @@ export const TENANT_WIDE_RULES: Record<TenantWideResource, Record<TenantWideActi
   "service-accounts": { read: "tenant-admin", write: "tenant-admin" },
   projects: { read: "anyone", write: "tenant-admin" },
   members: { read: "tenant", write: "tenant-admin" },
+  "company-connections": { read: "anyone", write: "tenant-admin" },
 };
 
 const NOUNS: Record<TenantWideResource, string> = {
@@ -63,6 +64,7 @@ const NOUNS: Record<TenantWideResource, string> = {
   "service-accounts": "service accounts",
   projects: "the tenant's projects",
   members: "the tenant's members",
+  "company-connections": "the company's connections",
 };
 
 /**
@@ -129,4 +131,54 @@ export async function resolveWritableProjectWith(actor: Actor, projectId: unknow
   if (actor.projectId && actor.projectId !== id) throw issue("projectId is not a project of the caller's tenant");
   if (!(await exists(id))) throw issue("projectId is not a project of the caller's tenant");
   return id;
+}
+
+/**
+ * Project admins. Roles are per tenant today, so a tenant admin is an admin of every project of the tenant; a key of
+ * an admin narrowed to a project is an admin of that project only.
+ */
+export function isProjectAdmin(actor: Actor, projectId: string): boolean {
+  return isAdmin(actor) && (!isNarrowed(actor) || actor.projectId === projectId);
+}
+
+/**
+ * Triggers (schedules, webhooks): writers of the project create, pause, resume and unregister them; setting
+ * `toolsAllowedUnattended` (tools a run no person started may call without asking) needs a project admin.
+ */
+export function requireTriggerWrite(actor: Actor, projectId: string, options: { setsToolsAllowedUnattended: boolean }): void {
+  requireWrite(actor);
+  if (options.setsToolsAllowedUnattended && !isProjectAdmin(actor, projectId)) {
+    throw new AppError("permission-denied", "only a project admin can set toolsAllowedUnattended", { reason: "project-admin-required", field: "toolsAllowedUnattended" });
+  }
+}
+
+/** Notification endpoints receive what the project's approvals ask: project admins register, test and delete them. */
+export function requireNotificationWrite(actor: Actor, projectId: string): void {
+  requireWrite(actor);
+  if (!isProjectAdmin(actor, projectId)) throw new AppError("permission-denied", "only a project admin can change notification endpoints");
+}
+
+/**
+ * Connections: a person links their own accounts (any role but viewer, a narrowed key too); the company's accounts are
+ * linked and removed by tenant admins whose key is not narrowed. Everyone sees their own connections and the
+ * company's; a tenant admin (not narrowed) also sees every person's. Tokens are never shown to anyone.
+ */
+export function requireConnectionWrite(actor: Actor, owner: "person" | "company"): void {
+  requireWrite(actor);
+  if (owner === "company") authorizeTenantWide(actor, "company-connections", "write");
+}
+
+/** The Prisma filter on connections the actor sees (see {@link requireConnectionWrite}). */
+export function connectionFilter(actor: Actor): { OR?: Array<{ owner: string } | { userId: string }> } {
+  if (isAdmin(actor) && !isNarrowed(actor)) return {};
+  return { OR: [{ owner: "company" }, { userId: actor.userId }] };
+}
+
+/**
+ * The audit log: tenant admins read it. A tenant-wide admin credential sees every entry of the tenant; an admin's key
+ * narrowed to a project sees only entries recorded for that project. Anyone else: 403.
+ */
+export function auditFilter(actor: Actor): { projectId?: string } {
+  if (!isAdmin(actor)) throw new AppError("permission-denied", "only a tenant admin can read the audit log");
+  return isNarrowed(actor) ? { projectId: actor.projectId } : {};
 }

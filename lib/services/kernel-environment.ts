@@ -7,6 +7,7 @@ import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { resolveAgentTools } from "@/lib/services/agent-resolution";
 import { catalogDocument } from "@/lib/services/catalog";
+import { resolveCallConnections } from "@/lib/services/connections";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
@@ -43,11 +44,15 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
   if (invocability.invoker === "native") {
     return invokeNativeTool(manifest, call.input, { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, runId: scope.runId, userId: scope.userId, now: () => new Date(), signal: call.signal, db: call.tx as DbTx | undefined });
   }
+  // Connections (lib/services/connections.ts), resolved before anything is sent: a missing one fails the call here.
+  const connections = await resolveCallConnections(manifest, scope);
+  if (!connections.ok) return connections;
   if (invocability.invoker === "http" && manifest.spec) {
     const result = await invokeHttpTool(manifest, call.input, {
       resolveSecret: (ref) => resolveSecretValue(scope.tenantId, ref.name),
       idempotencyKey: call.idempotencyKey,
       signal: call.signal,
+      connections: connections.value,
     });
     if (result.ok) return { ok: true, output: result.output };
     const kind = result.error.kind === "invalid-arguments" ? "invalid-arguments" : "tool-error";
@@ -59,6 +64,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
       signal: call.signal,
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
       log: (line) => call.log?.(line),
+      connections: connections.value,
     });
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: { kind: "tool-error", message: result.error.message, reason: result.error.reason } };
   }

@@ -81,3 +81,16 @@ export async function resolveSecretValue(tenantId: string, name: string): Promis
   if (!row) throw new AppError("secret-not-found", `no secret named ${JSON.stringify(name)} in this tenant`);
   return decryptSecret(row.ciphertext, secretsKey(), secretAad({ tenantId, name, version: row.version }));
 }
+
+/**
+ * Seals a credential another row keeps (a connection's access token, a trigger's or endpoint's signing secret) with the
+ * secrets key, bound to that row (`binding`, e.g. `connection:<id>`): an envelope copied to another row does not open.
+ */
+export function sealValue(tenantId: string, binding: string, plaintext: string): string {
+  return encryptSecret(plaintext, secretsKey(), secretAad({ tenantId, name: binding, version: 0 }));
+}
+
+/** Opens a value sealed by {@link sealValue}; kept in memory for the one use only. */
+export function openValue(tenantId: string, binding: string, envelope: string): string {
+  return decryptSecret(envelope, secretsKey(), secretAad({ tenantId, name: binding, version: 0 }));
+}

@@ -3,6 +3,8 @@ import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
+import { startNotificationDispatcher } from "@/lib/services/notifications";
+import { startScheduler } from "@/lib/services/schedules";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
@@ -21,8 +23,8 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 /**
  * What the server does before answering: check the configuration (`npm start` did too; this covers a bare
  * `next start`), open the database (migrations already ran in `npm start`), check that console sessions have a
- * key, create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), and
- * schedule housekeeping.
+ * key, create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), the
+ * scheduler (a tick missed while no server ran fires once now) and the notification dispatcher, and schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
   assertConfiguration();
@@ -34,6 +36,9 @@ export async function startServer(): Promise<void> {
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
   await startKernel();
+  // Triggers and notifications: fire due schedules, send due notifications (both share the work across replicas).
+  startScheduler();
+  startNotificationDispatcher();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }

@@ -1,17 +1,21 @@
 import type { Operation } from "@/lib/api/operation";
 import * as agents from "@/lib/api/operations/agents";
+import * as audit from "@/lib/api/operations/audit";
+import * as connections from "@/lib/api/operations/connections";
 import * as conversations from "@/lib/api/operations/conversations";
 import * as guardrails from "@/lib/api/operations/guardrails";
 import * as identity from "@/lib/api/operations/identity";
 import * as mcp from "@/lib/api/operations/mcp";
 import * as memory from "@/lib/api/operations/memory";
+import * as notifications from "@/lib/api/operations/notifications";
 import * as providers from "@/lib/api/operations/providers";
 import * as runs from "@/lib/api/operations/runs";
 import * as secrets from "@/lib/api/operations/secrets";
 import * as system from "@/lib/api/operations/system";
 import * as tools from "@/lib/api/operations/tools";
+import * as triggers from "@/lib/api/operations/triggers";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs, triggers, connections, notifications, audit]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);

@@ -17,6 +17,9 @@ export interface HandlerLog {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A connection as a handler receives it: the app, the permissions it was granted and the access token for this call. */
+export type HandlerConnection = { app: string; permissions: string[]; owner: "person" | "company"; accessToken: string };
+
 export interface HandlerContext {
   /** The call's idempotency key: the same value an HTTP tool sends as `Idempotency-Key`, stable across a resent call. */
   readonly idempotencyKey: string;
@@ -32,8 +35,8 @@ export interface HandlerContext {
   fetch(url: string | URL, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Response>;
   /** Lines for the run's journal (redacted). */
   readonly log: HandlerLog;
-  /** Accounts at other apps the tool declares in `needsSpec.connections`, by name (empty until connections are available). */
-  readonly connections: Readonly<Record<string, unknown>>;
+  /** Accounts at other apps the tool declares in `needsSpec.connections`, by its names for them, resolved for this call. */
+  readonly connections: Readonly<Record<string, HandlerConnection>>;
   /** Makes the run wait for another system's answer (for tools with `pauses: true`); not available yet: throws. */
   pause(): never;
 }

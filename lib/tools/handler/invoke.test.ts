@@ -110,3 +110,19 @@ describe("artifacts and network", () => {
     expect(loopback.outcome).toMatchObject({ ok: false, error: { reason: "network-denied" } });
   });
 });
+
+describe.each(["none", "context-isolated", "strict"] as const)("connections under %s", (sandbox) => {
+  it("the handler reads its resolved connections (frozen); the access token is redacted from logs", async () => {
+    const token = "conn-token-5a4b3c2d1e";
+    const logs: HandlerLogLine[] = [];
+    const outcome = await invokeHandlerTool(manifest("connected.mjs", sandbox), {}, {
+      idempotencyKey: "run_1:0.0",
+      signal: new AbortController().signal,
+      resolveSecret: async () => SECRET,
+      log: (line) => logs.push(line),
+      connections: { mail: { app: "google", permissions: ["gmail.send"], owner: "person", accessToken: token } },
+    });
+    expect(outcome).toEqual({ ok: true, output: { app: "google", permissions: ["gmail.send"], owner: "person", tokenLength: token.length, frozen: true, names: ["mail"] } });
+    expect(logs.map((line) => line.message)).toEqual(["token [redacted]"]);
+  });
+});

@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { HandlerContext, HandlerFailureReason, HandlerLogLine } from "@/lib/tools/handler/context";
+import type { HandlerConnection, HandlerContext, HandlerFailureReason, HandlerLogLine } from "@/lib/tools/handler/context";
 import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
 import { childSource, workerSource } from "@/lib/tools/handler/sandbox-runner";
 
@@ -29,6 +29,8 @@ export type HandlerInvokeContext = {
   resolveSecret(name: string): Promise<string>;
   /** Receives each log line, already redacted. */
   log(line: HandlerLogLine): void;
+  /** The tool's `needsSpec.connections`, resolved for this call (their access tokens are redacted like secrets). */
+  connections?: Readonly<Record<string, HandlerConnection>>;
 };
 
 export type HandlerInvokeResult =
@@ -54,7 +56,8 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
   if (ref.kind !== "filesystem") {
     return fail("artifact-kind-unsupported", `"${ref.kind}" handler artifacts are not supported by this server; only "filesystem" handlers run`);
   }
-  const secrets: string[] = [];
+  const connections = context.connections ?? {};
+  const secrets: string[] = Object.values(connections).map((connection) => connection.accessToken).filter(Boolean);
   const redact = (text: string) => redactText(text, secrets);
   const host: CallHost = {
     declaredSecrets: manifest.needsSpec?.secrets ?? {},
@@ -63,7 +66,7 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
     secrets,
     redact,
   };
-  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest) };
+  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest), connections };
   if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
   const sandbox = manifest.sandbox ?? "none";
   const result = sandbox === "none" ? await runInProcess(ref.modulePath, input, data, host) : await runInSandbox(sandbox, manifest, ref.modulePath, input, data, host);
@@ -73,7 +76,11 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
 
 // ---- what every level shares ----
 
-type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown> };
+function freezeConnections(connections: Readonly<Record<string, HandlerConnection>>): Readonly<Record<string, HandlerConnection>> {
+  return Object.freeze(Object.fromEntries(Object.entries(connections).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) as unknown as string[] })])));
+}
+
+type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown>; connections: Readonly<Record<string, HandlerConnection>> };
 
 type CallHost = {
   declaredSecrets: Record<string, Record<string, unknown>>;
@@ -188,7 +195,7 @@ async function runInProcess(modulePath: string, input: unknown, data: CallData, 
       return toResponse(answer);
     },
     log,
-    connections: Object.freeze({}),
+    connections: freezeConnections(data.connections),
     pause: (): never => {
       throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" });
     },

@@ -48,7 +48,7 @@ function makeContext(id, data, signal) {
       return new Response(empty ? null : answer.body, { status: answer.status, headers: answer.headers });
     },
     log,
-    connections: Object.freeze({}),
+    connections: Object.freeze(Object.fromEntries(Object.entries(data.connections ?? {}).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) })]))),
     pause: () => { throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" }); },
   });
 }

@@ -137,9 +137,14 @@ describe("invokeHttpTool: request building", () => {
     expect(server.requests.map((request) => request.headers["idempotency-key"])).toEqual(["run-9:call-2", "run-9:call-2"]);
   });
 
-  it("reports connection authorization as not available yet", async () => {
+  it("sends a resolved connection's access token as the bearer, and keeps it out of error messages", async () => {
+    await invokeHttpTool(tool({ authorization: { kind: "connection", connection: "gmail" } }), { id: "1" }, context({ connections: { gmail: { accessToken: "tok-connection-123" } } }));
+    expect(lastRequest().headers.authorization).toBe("Bearer tok-connection-123");
+  });
+
+  it("fails a connection authorization that was not resolved without sending anything", async () => {
     const result = await invokeHttpTool(tool({ authorization: { kind: "connection", connection: "gmail" } }), { id: "1" }, context());
-    expect(failure(result)).toEqual({ kind: "tool-error", message: 'connections are not available yet: this tool authorizes with connection "gmail"' });
+    expect(failure(result)).toEqual({ kind: "tool-error", message: 'connection "gmail" was not resolved for this call' });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -40,6 +40,8 @@ export type HttpInvokeContext = {
   signal?: AbortSignal;
   /** Host resolution, replaceable in tests; defaults to DNS. */
   lookup?: HostResolver;
+  /** The access tokens of the tool's connections (`needsSpec.connections`), resolved for this call by their names. */
+  connections?: Readonly<Record<string, { accessToken: string }>>;
 };
 
 /** How a call failed, in the kernel's terms. */
@@ -234,7 +236,10 @@ async function authorization(
   const auth = spec.authorization;
   if (!auth) return undefined;
   if (auth.kind === "connection") {
-    throw new CallFailure("tool-error", `connections are not available yet: this tool authorizes with connection "${auth.connection}"`);
+    const token = context.connections?.[auth.connection]?.accessToken;
+    if (!token) throw new CallFailure("tool-error", `connection "${auth.connection}" was not resolved for this call`);
+    secrets.push(token);
+    return { name: "authorization", value: `Bearer ${token}` };
   }
   const secret = await resolveSecret(auth.secretRef, context, secrets);
   return auth.kind === "bearer" ? { name: "authorization", value: `Bearer ${secret}` } : { name: auth.headerName.toLowerCase(), value: secret };
