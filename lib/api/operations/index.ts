@@ -4,6 +4,7 @@ import * as conversations from "@/lib/api/operations/conversations";
 import * as guardrails from "@/lib/api/operations/guardrails";
 import * as identity from "@/lib/api/operations/identity";
 import * as mcp from "@/lib/api/operations/mcp";
+import * as members from "@/lib/api/operations/members";
 import * as memory from "@/lib/api/operations/memory";
 import * as providers from "@/lib/api/operations/providers";
 import * as runs from "@/lib/api/operations/runs";
@@ -12,6 +13,6 @@ import * as system from "@/lib/api/operations/system";
 import * as tools from "@/lib/api/operations/tools";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, members, memory, conversations, runs]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);
