@@ -48,7 +48,7 @@ export function Playground() {
   const send = useSendMessage();
 
   const setQuery = (next: Record<string, string | null>) => {
-    const params = new URLSearchParams(search.toString());
+    const params = new URLSearchParams(window.location.search);
     for (const [key, value] of Object.entries(next)) {
       if (value) params.set(key, value);
       else params.delete(key);

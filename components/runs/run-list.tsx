@@ -28,7 +28,8 @@ export function RunList() {
   const [conversationDraft, setConversationDraft] = useState(filters.conversationId ?? "");
   const conversationInvalid = conversationDraft !== "" && !UUID.test(conversationDraft.trim());
   const setFilter = (name: keyof RunListFilters, value: string) => {
-    const params = new URLSearchParams(search.toString());
+    // The URL as it is now (two filters changed in a row must both stay).
+    const params = new URLSearchParams(window.location.search);
     if (value) params.set(name, value);
     else params.delete(name);
     router.replace(`/runs${params.toString() ? `?${params}` : ""}`);
