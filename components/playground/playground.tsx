@@ -48,7 +48,7 @@ export function Playground() {
   const send = useSendMessage();
 
   const setQuery = (next: Record<string, string | null>) => {
-    const params = new URLSearchParams(window.location.search);
+    const params = new URLSearchParams(search.toString());
     for (const [key, value] of Object.entries(next)) {
       if (value) params.set(key, value);
       else params.delete(key);
@@ -329,7 +329,10 @@ function RunEventsPanel({ runId }: { runId: string }) {
   const endRef = useRef<HTMLDivElement>(null);
   const totals = useMemo(() => accrued(stream.events), [stream.events]);
   const dev = isDevProvider(run.data?.provider?.id);
-  useEffect(() => endRef.current?.scrollIntoView({ block: "nearest" }), [stream.events.length]);
+  useEffect(() => {
+    // Braces: newer browsers' scrollIntoView returns a promise, which must not become the effect's cleanup.
+    endRef.current?.scrollIntoView({ block: "nearest" });
+  }, [stream.events.length]);
   const startedAt = stream.events.length ? Date.parse(stream.events[0].createdAt) : undefined;
   return (
     <div className="rounded-lg border border-zinc-200 dark:border-zinc-800" data-testid="run-events">

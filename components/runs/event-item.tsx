@@ -132,7 +132,7 @@ export function EventItem({ event, devProvider, selected, onSelect, startedAt }:
           {event.type}
         </Badge>
         <span className="min-w-0 flex-1 font-medium text-zinc-900 dark:text-zinc-100">{summary.title}</span>
-        <span className="shrink-0 font-mono text-xs text-zinc-500 dark:text-zinc-400" title={event.createdAt}>
+        <span className="shrink-0 font-mono text-xs text-zinc-600 dark:text-zinc-400" title={event.createdAt}>
           #{event.seq}
           {offset !== null ? ` · +${offset} ms` : ""}
         </span>

@@ -3,7 +3,7 @@
 /** `/runs`: the project's runs, filtered by status, agent, conversation and what started them, live while any is in flight. */
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button, EmptyState, ErrorBanner, Input, Label, PageHeader, Select, SkeletonRows } from "@/components/ui";
 import { useCurrentProject } from "@/lib/client/current-project";
 import { useAgents } from "@/lib/client/use-agents";
@@ -25,13 +25,18 @@ export function RunList() {
     conversationId: search.get("conversationId") || undefined,
     origin: search.get("origin") || undefined,
   };
+  const pending = useRef<string | null>(null);
+  useEffect(() => {
+    pending.current = null;
+  }, [search]);
   const [conversationDraft, setConversationDraft] = useState(filters.conversationId ?? "");
   const conversationInvalid = conversationDraft !== "" && !UUID.test(conversationDraft.trim());
   const setFilter = (name: keyof RunListFilters, value: string) => {
-    // The URL as it is now (two filters changed in a row must both stay).
-    const params = new URLSearchParams(window.location.search);
+    // Two filters changed in a row both stay: the second builds on the first even before the URL shows it.
+    const params = new URLSearchParams(pending.current ?? search.toString());
     if (value) params.set(name, value);
     else params.delete(name);
+    pending.current = params.toString();
     router.replace(`/runs${params.toString() ? `?${params}` : ""}`);
   };
   const agents = useAgents(projectId);
@@ -121,7 +126,10 @@ export function RunList() {
       {runs.isPending ? <SkeletonRows rows={6} label="Loading the runs" /> : null}
       {runs.data && rows.length === 0 ? (
         filtered ? (
-          <EmptyState title="No run matches these filters" action={<Button onClick={() => router.replace("/runs")}>Clear the filters</Button>}>
+          <EmptyState title="No run matches these filters" action={<Button onClick={() => {
+              pending.current = "";
+              router.replace("/runs");
+            }}>Clear the filters</Button>}>
             Change a filter, or clear them all.
           </EmptyState>
         ) : (

@@ -32,11 +32,11 @@ export function useConversations(projectId: string, agentId: string) {
   });
 }
 
-/** The first 200 messages of a conversation, oldest first. */
+/** The first 100 messages of a conversation, oldest first. */
 export function useConversationMessages(conversationId: string | null) {
   return useQuery({
     queryKey: conversationKeys.messages(conversationId ?? ""),
-    queryFn: ({ signal }) => apiFetch<Page<Message>>(`/v1/conversations/${conversationId}/messages`, { query: { limit: 200 }, signal }),
+    queryFn: ({ signal }) => apiFetch<Page<Message>>(`/v1/conversations/${conversationId}/messages`, { query: { limit: 100 }, signal }),
     enabled: Boolean(conversationId),
   });
 }
