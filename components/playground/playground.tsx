@@ -101,7 +101,7 @@ export function Playground() {
     <div>
       <PageHeader
         title="Playground"
-        description="Talk to an agent version: its events stream below as they happen. Answers from dev-echo are marked as not from a real model."
+        description="Talk to an agent version: each run's events stream on the right as they happen. Answers from dev-echo are marked as not from a real model."
         actions={
           conversationId ? (
             <Button onClick={() => setQuery({ conversation: null })}>New conversation</Button>

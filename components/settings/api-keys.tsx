@@ -33,7 +33,7 @@ export function ApiKeysPage() {
         </EmptyState>
       ) : null}
       {rows.length ? (
-        <SettingsTable caption="API keys" head={["Name", "Key", "Acts for", "Project", "Created", "Last used", "Status", ""]}>
+        <SettingsTable caption="API keys" head={["Name", "Key", "Acts for", "Project", "Created · last used", "Status", ""]}>
           {rows.map((token) => (
             <TokenRow key={token.id} token={token} />
           ))}
@@ -49,14 +49,16 @@ function TokenRow({ token }: { token: Token }) {
   const [confirm, setConfirm] = useState(false);
   return (
     <tr data-token-id={token.id}>
-      <td className={`${td} font-medium`}>{token.name}</td>
+      <td className={`${td} font-medium break-words`}>{token.name}</td>
       <td className={`${td} font-mono text-xs`}>{token.prefix}…</td>
       <td className={td}>
         {token.actsFor.name} <span className="text-xs text-zinc-600 dark:text-zinc-400">({token.actsFor.kind})</span>
       </td>
       <td className={td}>{token.projectId ? (projects.find((p) => p.id === token.projectId)?.name ?? token.projectId.slice(0, 8)) : "every project"}</td>
-      <td className={`${td} whitespace-nowrap`}>{formatTime(token.createdAt)}</td>
-      <td className={`${td} whitespace-nowrap`}>{token.lastUsedAt ? formatTime(token.lastUsedAt) : "never"}</td>
+      <td className={`${td} text-xs`}>
+        {formatTime(token.createdAt)}
+        <div className="text-zinc-600 dark:text-zinc-400">{token.lastUsedAt ? `used ${formatTime(token.lastUsedAt)}` : "never used"}</div>
+      </td>
       <td className={td}>{token.revokedAt ? <Badge tone="danger">revoked</Badge> : <Badge tone="success">active</Badge>}</td>
       <td className={`${td} text-right`}>
         {!token.revokedAt ? (
