@@ -80,7 +80,7 @@ export function RunTimeline({ events, live, selectedSeq, onSelect }: { events: R
               <title>{label}</title>
               <rect x={x1} y={y} width={w} height={LANE_H - 12} rx={3} fill={barFill(bar)} stroke={selected ? "#18181b" : bar.kind === "wait" ? "#a1a1aa" : "none"} strokeWidth={selected ? 2 : 1} opacity={bar.open ? 0.7 : 1} />
               {w > 90 ? (
-                <text x={x1 + 5} y={y + LANE_H / 2 - 2} fontSize="11" fill={bar.kind === "wait" ? "#27272a" : "#ffffff"} pointerEvents="none">
+                <text aria-hidden="true" x={x1 + 5} y={y + LANE_H / 2 - 2} fontSize="11" fill={bar.kind === "wait" ? "#27272a" : "#ffffff"} pointerEvents="none">
                   {bar.label.length > w / 7 ? `${bar.label.slice(0, Math.floor(w / 7) - 1)}…` : bar.label}
                 </text>
               ) : null}
