@@ -79,14 +79,22 @@ export function RunTimeline({ events, live, selectedSeq, onSelect }: { events: R
             <g key={bar.key} tabIndex={0} role="button" aria-label={label} data-bar-kind={bar.kind} onClick={() => onSelect(bar.seqs[0])} onKeyDown={select(bar.seqs[0])} className="cursor-pointer outline-none [&:focus-visible>rect]:stroke-indigo-900 [&:focus-visible>rect]:stroke-2">
               <title>{label}</title>
               <rect x={x1} y={y} width={w} height={LANE_H - 12} rx={3} fill={barFill(bar)} stroke={selected ? "#18181b" : bar.kind === "wait" ? "#a1a1aa" : "none"} strokeWidth={selected ? 2 : 1} opacity={bar.open ? 0.7 : 1} />
-              {w > 90 ? (
-                <text aria-hidden="true" x={x1 + 5} y={y + LANE_H / 2 - 2} fontSize="11" fill={bar.kind === "wait" ? "#27272a" : "#ffffff"} pointerEvents="none">
-                  {bar.label.length > w / 7 ? `${bar.label.slice(0, Math.floor(w / 7) - 1)}…` : bar.label}
-                </text>
-              ) : null}
             </g>
           );
         })}
+        {/* Captions sit outside the focusable bars, so each bar's accessible name is its label alone. */}
+        <g aria-hidden="true">
+          {timeline.bars.map((bar) => {
+            const x1 = x(bar.start);
+            const w = Math.max(3, x(bar.end) - x1);
+            const y = AXIS_H + bar.lane * LANE_H + 6;
+            return w > 90 ? (
+              <text key={bar.key} x={x1 + 5} y={y + LANE_H / 2 - 2} fontSize="11" fill={bar.kind === "wait" ? "#27272a" : "#ffffff"} pointerEvents="none">
+                {bar.label.length > w / 7 ? `${bar.label.slice(0, Math.floor(w / 7) - 1)}…` : bar.label}
+              </text>
+            ) : null;
+          })}
+        </g>
         {timeline.markers.map((marker) => {
           const cx = x(marker.at);
           const cy = AXIS_H + marker.lane * LANE_H + 3;
