@@ -29,6 +29,8 @@ export default async function globalSetup() {
       KINDGI_ADMIN_PASSWORD: undefined,
       KINDGI_BOOTSTRAP_API_KEY: bootstrapKey,
       KINDGI_DEV_PROVIDERS: "1",
+      // The settings spec registers a real MCP server over stdio.
+      KINDGI_MCP_STDIO: "allow",
       KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"),
     },
   });

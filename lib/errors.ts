@@ -56,6 +56,8 @@ export const errorStatus = {
   "run-already-terminal": 409,
   /** A project with that name exists in the tenant. */
   "project-name-taken": 409,
+  /** A person with that email exists already (email addresses are unique across the server). */
+  "member-email-taken": 409,
   /** The Idempotency-Key was used before with a different body. */
   "idempotency-key-body-mismatch": 409,
   /** The first request with this Idempotency-Key is still running; retry after `Retry-After` seconds. */

@@ -7,7 +7,9 @@
  */
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { useRouter } from "next/navigation";
+import Link from "next/link";
 import { ApiError, type Issue } from "@/lib/client/api";
+import { Button } from "@/components/ui";
 import type { AgentDefinition, AgentDetail } from "@/lib/client/agent-types";
 import { isDirty, newAgentDraft, previewableParameters, suggestVersion, templateMarkers, type Draft } from "@/lib/client/agent-draft";
 import { useCurrentProject } from "@/lib/client/current-project";
@@ -121,6 +123,13 @@ export function AgentEditor({ agent, base, onOpenVersion }: EditorProps) {
         latest,
       }}
       sections={SECTIONS}
+      links={
+        agent && latest ? (
+          <Button asChild>
+            <Link href={`/playground?agent=${encodeURIComponent(agent.agentId)}&version=${encodeURIComponent(base && base.version ? base.version : latest)}`}>Open in playground</Link>
+          </Button>
+        ) : null
+      }
       left={
         tab === "form" ? (
           <DefinitionForm draft={draft} onChange={setDraft} projectId={projectId} issues={issues} warnings={warnings} resolution={validation.data?.resolution} templateMarkers={markers} idLocked={Boolean(agent)} />

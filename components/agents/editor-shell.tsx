@@ -33,6 +33,8 @@ type Props = {
   sections: readonly (readonly [string, string])[];
   left: ReactNode;
   right: ReactNode;
+  /** Links beside the save bar (e.g. "Open in playground"). */
+  links?: ReactNode;
 };
 
 const LEVEL_WORDS = { major: "major", minor: "minor", patch: "patch" } as const;
@@ -43,7 +45,7 @@ function suggestionText(s: VersionSuggestion, latest: string | null): string {
   return `Suggested ${s.version} (${LEVEL_WORDS[s.level]}: ${s.reasons.slice(0, 2).join("; ")}${s.reasons.length > 2 ? "; …" : ""}). Patch for instructions or descriptions, minor for additions, major for removed or changed parameters.`;
 }
 
-export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, save, sections, left, right }: Props) {
+export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, save, sections, left, right, links }: Props) {
   return (
     <div>
       <PageHeader
@@ -56,6 +58,7 @@ export function EditorShell({ title, subtitle, dirty, tab, onTab, hasVersions, s
         description={subtitle}
         actions={
           <div className="flex items-end gap-2">
+            {links}
             <div className="w-28 space-y-1">
               <label htmlFor="agent-save-version" className="block text-xs font-medium text-zinc-700 dark:text-zinc-300">
                 Save as version

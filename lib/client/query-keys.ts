@@ -36,3 +36,29 @@ export const toolKeys = {
   detail: (toolId: string) => [...toolKeys.details(), toolId] as const,
   version: (toolId: string, version: string) => [...toolKeys.detail(toolId), "version", version] as const,
 };
+
+/** Runs: lists per project and filters, the charts' recent runs, one run and its journal. */
+export const runKeys = {
+  all: ["runs"] as const,
+  list: (projectId: string, filters: Record<string, string | undefined>) => ["runs", "list", projectId, filters] as const,
+  recent: (projectId: string, max: number) => ["runs", "recent", projectId, max] as const,
+  detail: (runId: string) => ["runs", "detail", runId] as const,
+  journal: (runId: string) => ["runs", "detail", runId, "journal"] as const,
+};
+
+/** Settings: the tenant-wide resources (keys, secrets, providers, MCP endpoints, members). */
+export const settingsKeys = {
+  all: ["settings"] as const,
+  tokens: () => ["settings", "tokens"] as const,
+  secrets: () => ["settings", "secrets"] as const,
+  providers: (projectId: string) => ["settings", "providers", projectId] as const,
+  mcp: (projectId: string) => ["settings", "mcp", projectId] as const,
+  members: () => ["settings", "members"] as const,
+};
+
+/** Conversations of an agent (the playground's "continue one"). */
+export const conversationKeys = {
+  all: ["conversations"] as const,
+  list: (projectId: string, agentId: string) => ["conversations", "list", projectId, agentId] as const,
+  messages: (conversationId: string) => ["conversations", "messages", conversationId] as const,
+};

@@ -9,5 +9,6 @@ export function useAgent(agentId: string) {
   return useQuery({
     queryKey: agentKeys.detail(agentId),
     queryFn: ({ signal }) => apiFetch<AgentDetail>(`/v1/agents/${encodeURIComponent(agentId)}`, { signal }),
+    enabled: Boolean(agentId),
   });
 }

@@ -265,7 +265,7 @@ export async function getRun(actor: Actor, runId: string): Promise<RunView> {
   return runView(await findRun(actor, runId));
 }
 
-export type RunFilters = { status?: RunStatus; kind?: RunKind; agentId?: string; toolId?: string; conversationId?: string; projectId?: string };
+export type RunFilters = { status?: RunStatus; kind?: RunKind; agentId?: string; toolId?: string; conversationId?: string; projectId?: string; origin?: RunOrigin["kind"] };
 
 /** GET /v1/runs: newest first. */
 export async function listRuns(actor: Actor, filters: RunFilters, page: { limit: number; cursor?: string }): Promise<Page<RunView>> {
@@ -279,6 +279,7 @@ export async function listRuns(actor: Actor, filters: RunFilters, page: { limit:
       ...(filters.agentId ? { agentId: filters.agentId } : {}),
       ...(filters.toolId ? { toolId: filters.toolId } : {}),
       ...(filters.conversationId ? { conversationId: filters.conversationId } : {}),
+      ...(filters.origin ? { origin: { path: ["kind"], equals: filters.origin } } : {}),
       ...newestFirstAfter(page.cursor),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -12,7 +12,7 @@ export const POST = route(createRunOperation, async ({ actor, body }) => {
   return { status: result.status, body: result.body };
 });
 
-// GET /v1/runs – newest first, filtered by status, kind, agent, tool, conversation, project
+// GET /v1/runs – newest first, filtered by status, kind, agent, tool, conversation, project, origin
 export const GET = route(listRunsOperation, async ({ actor, query }) =>
-  ok(await listRuns(actor, { status: query.status, kind: query.kind, agentId: query.agentId, toolId: query.toolId, conversationId: query.conversationId, projectId: query.projectId } as RunFilters, pageParams(query))),
+  ok(await listRuns(actor, { status: query.status, kind: query.kind, agentId: query.agentId, toolId: query.toolId, conversationId: query.conversationId, projectId: query.projectId, origin: query.origin } as RunFilters, pageParams(query))),
 );

@@ -6,6 +6,7 @@ import * as conversations from "@/lib/api/operations/conversations";
 import * as guardrails from "@/lib/api/operations/guardrails";
 import * as identity from "@/lib/api/operations/identity";
 import * as mcp from "@/lib/api/operations/mcp";
+import * as members from "@/lib/api/operations/members";
 import * as memory from "@/lib/api/operations/memory";
 import * as notifications from "@/lib/api/operations/notifications";
 import * as providers from "@/lib/api/operations/providers";
@@ -16,6 +17,6 @@ import * as tools from "@/lib/api/operations/tools";
 import * as triggers from "@/lib/api/operations/triggers";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs, triggers, connections, notifications, audit]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, members, memory, conversations, runs, triggers, connections, notifications, audit]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);

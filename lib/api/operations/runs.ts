@@ -150,6 +150,7 @@ export const listRunsOperation = defineOperation({
     toolId: { type: "string", minLength: 1, maxLength: 200, description: "Only invocations of this tool." },
     conversationId: { ...uuid, description: "Only this conversation's runs." },
     projectId: { ...uuid, description: "Only this project's runs." },
+    origin: { enum: [...RUN_ORIGIN_KINDS], description: "Only runs started this way (origin.kind): session, api-key, service-account, schedule, webhook." },
   },
   responses: { 200: { description: "A page of runs.", schema: pageOf(runSchema) } },
   errors: ["bad-input", "unknown-field"],

@@ -1,0 +1,383 @@
+"use client";
+
+/**
+ * `/playground`: pick an agent version (`?agent=&version=` preselect it, `&conversation=` continues one), fill its
+ * parameter form, and talk to it. Each message starts a run with `wait: false`; its journal streams live from
+ * GET /v1/runs/{id}/stream into the events panel (model calls, tool calls with arguments and results, retries,
+ * guardrail outcomes, usage and cost as they accrue). A running run can be cancelled.
+ */
+import Link from "next/link";
+import { useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { ParameterForm, type ParameterValues } from "@/components/forms/parameter-form";
+import { Badge, Button, EmptyState, ErrorBanner, Kbd, Label, PageHeader, Select, Skeleton, SkeletonRows, Spinner, Textarea } from "@/components/ui";
+import { EventItem } from "@/components/runs/event-item";
+import { FailureBox } from "@/components/runs/run-page";
+import { formatCost, RunStatusBadge, shortId } from "@/components/runs/run-bits";
+import { isApiError } from "@/lib/client/api";
+import { useCurrentProject } from "@/lib/client/current-project";
+import { useAgent } from "@/lib/client/use-agent";
+import { useAgents } from "@/lib/client/use-agents";
+import { useAgentVersionForm, useConversationMessages, useConversations, useSendMessage } from "@/lib/client/use-playground";
+import { useCancelRun, useRun, useRunStream } from "@/lib/client/use-runs";
+import { isDevProvider, isTerminalStatus, type RunEvent } from "@/lib/client/run-types";
+
+type Turn = { runId: string; userMessage: string };
+
+export function Playground() {
+  const { projectId } = useCurrentProject();
+  const router = useRouter();
+  const search = useSearchParams();
+  const agentId = search.get("agent") ?? "";
+  const requestedVersion = search.get("version") ?? "";
+  const conversationParam = search.get("conversation");
+  const agents = useAgents(projectId);
+  const agentList = agents.data?.pages.flatMap((page) => page.data) ?? [];
+  const agent = useAgent(agentId);
+  const activeVersions = (agent.data?.versions ?? []).filter((v) => v.status === "active");
+  const version = agentId ? requestedVersion || agent.data?.latestVersion || "" : "";
+  const form = useAgentVersionForm(agentId, version);
+  const conversations = useConversations(projectId, agentId);
+  const [conversationId, setConversationId] = useState<string | null>(conversationParam);
+  const conversationIdRef = useRef<string | null>(conversationParam);
+  const messages = useConversationMessages(conversationParam);
+  const [parameters, setParameters] = useState<ParameterValues>({});
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [selectedRun, setSelectedRun] = useState<string | null>(null);
+  const [draft, setDraft] = useState("");
+  const send = useSendMessage();
+
+  const setQuery = (next: Record<string, string | null>) => {
+    const params = new URLSearchParams(search.toString());
+    for (const [key, value] of Object.entries(next)) {
+      if (value) params.set(key, value);
+      else params.delete(key);
+    }
+    router.replace(`/playground${params.toString() ? `?${params}` : ""}`);
+  };
+
+  // Choosing another agent, version or conversation starts afresh; the URL catching up with a conversation this page
+  // just opened does not.
+  const shown = useRef({ conversation: conversationParam, agentId, version });
+  useEffect(() => {
+    const before = shown.current;
+    shown.current = { conversation: conversationParam, agentId, version };
+    if (before.agentId === agentId && before.version === version && (before.conversation === conversationParam || conversationParam === conversationIdRef.current)) return;
+    setConversationId(conversationParam);
+    conversationIdRef.current = conversationParam;
+    setTurns([]);
+    setSelectedRun(null);
+  }, [conversationParam, agentId, version]);
+
+  const currentRunId = selectedRun ?? turns[turns.length - 1]?.runId ?? null;
+  const currentRun = useRun(turns.length ? (turns[turns.length - 1]?.runId ?? null) : null);
+  const running = Boolean(currentRun.data && !isTerminalStatus(currentRun.data.status)) || send.isPending;
+
+  const submit = () => {
+    const text = draft.trim();
+    if (!text || !agentId || !version || running) return;
+    send.mutate(
+      { agentId, version, conversationId, userMessage: text, parameters },
+      {
+        onSuccess: ({ run, conversationId: id }) => {
+          setTurns((current) => [...current, { runId: run.id, userMessage: text }]);
+          setSelectedRun(null);
+          setDraft("");
+          if (id !== conversationId) {
+            conversationIdRef.current = id;
+            setConversationId(id);
+            const params = new URLSearchParams(search.toString());
+            params.set("conversation", id);
+            window.history.replaceState(null, "", `/playground?${params}`);
+          }
+        },
+      },
+    );
+  };
+
+  const sendIssues = isApiError(send.error) ? send.error.issues.filter((issue) => issue.path.startsWith("/input/parameters")).map((issue) => ({ ...issue, path: issue.path.replace("/input", "") })) : [];
+
+  return (
+    <div>
+      <PageHeader
+        title="Playground"
+        description="Talk to an agent version: each run's events stream on the right as they happen. Answers from dev-echo are marked as not from a real model."
+        actions={
+          conversationId ? (
+            <Button onClick={() => setQuery({ conversation: null })}>New conversation</Button>
+          ) : null
+        }
+      />
+      <div className="grid grid-cols-[17rem_minmax(0,1fr)_minmax(0,26rem)] gap-5">
+        <section aria-labelledby="pg-setup" className="space-y-4">
+          <h2 id="pg-setup" className="sr-only">
+            Agent and parameters
+          </h2>
+          <div>
+            <Label htmlFor="pg-agent">Agent</Label>
+            {agents.isPending ? (
+              <Skeleton className="mt-1 h-9" />
+            ) : (
+              <Select id="pg-agent" className="mt-1" value={agentId} onChange={(e) => setQuery({ agent: e.target.value || null, version: null, conversation: null })}>
+                <option value="">Choose an agent…</option>
+                {agentList.map((item) => (
+                  <option key={item.agentId} value={item.agentId}>
+                    {item.name} ({item.agentId})
+                  </option>
+                ))}
+                {agentId && !agentList.some((item) => item.agentId === agentId) ? <option value={agentId}>{agentId}</option> : null}
+              </Select>
+            )}
+            <ErrorBanner className="mt-2" error={agents.error} title="Cannot list the agents" />
+          </div>
+          {agentId ? (
+            <div>
+              <Label htmlFor="pg-version">Version</Label>
+              <Select id="pg-version" className="mt-1 font-mono" value={version} onChange={(e) => setQuery({ version: e.target.value, conversation: null })} disabled={!agent.data}>
+                {activeVersions.map((v) => (
+                  <option key={v.version} value={v.version}>
+                    {v.version}
+                    {v.isLatest ? " (latest)" : ""}
+                  </option>
+                ))}
+                {version && !activeVersions.some((v) => v.version === version) ? <option value={version}>{version}</option> : null}
+              </Select>
+              <ErrorBanner className="mt-2" error={agent.error} title="Cannot load the agent" />
+            </div>
+          ) : null}
+          {agentId ? (
+            <div>
+              <Label htmlFor="pg-conversation">Conversation</Label>
+              <Select id="pg-conversation" className="mt-1" value={conversationId ?? ""} onChange={(e) => setQuery({ conversation: e.target.value || null })}>
+                <option value="">New conversation</option>
+                {(conversations.data?.data ?? [])
+                  .filter((c) => c.agent.version === version || c.id === conversationId)
+                  .map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.title ?? shortId(c.id)} · {c.messageCount} messages
+                    </option>
+                  ))}
+                {conversationId && !(conversations.data?.data ?? []).some((c) => c.id === conversationId) ? <option value={conversationId}>{shortId(conversationId)}</option> : null}
+              </Select>
+              <p className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">A conversation stays pinned to the version it was opened with.</p>
+            </div>
+          ) : null}
+          {agentId && version ? (
+            <div>
+              <h3 className="mb-2 text-sm font-medium text-zinc-800 dark:text-zinc-200">Parameters</h3>
+              {form.isPending ? <SkeletonRows rows={2} label="Loading the parameter form" /> : null}
+              <ErrorBanner error={form.error} title="Cannot load the parameter form" />
+              {form.data ? <ParameterForm fields={form.data.fields} value={parameters} onChange={setParameters} idPrefix="pg-param" issues={sendIssues} legend="Parameters of the agent" /> : null}
+              <p className="mt-3 text-xs">
+                <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/agents/${encodeURIComponent(agentId)}?version=${encodeURIComponent(version)}`}>
+                  Open the agent
+                </Link>
+              </p>
+            </div>
+          ) : null}
+        </section>
+
+        <section aria-labelledby="pg-chat" className="flex min-h-[28rem] flex-col rounded-lg border border-zinc-200 dark:border-zinc-800">
+          <h2 id="pg-chat" className="border-b border-zinc-200 px-4 py-2 text-sm font-semibold dark:border-zinc-800">
+            Conversation {conversationId ? <span className="font-mono text-xs font-normal text-zinc-600 dark:text-zinc-400">{shortId(conversationId)}</span> : null}
+          </h2>
+          <div className="flex-1 space-y-3 overflow-y-auto p-4" aria-live="polite">
+            {!agentId ? (
+              agents.data && agentList.length === 0 ? (
+                <EmptyState title="No agents to talk to yet" action={<Button variant="primary" asChild><Link href="/agents/new">New agent</Link></Button>}>
+                  Define an agent first, or register one with <code className="font-mono">POST /v1/agents</code>.
+                </EmptyState>
+              ) : (
+                <EmptyState title="Choose an agent">Pick an agent and a version on the left, fill its parameters, then write a message below.</EmptyState>
+              )
+            ) : null}
+            {messages.isPending && conversationParam ? <SkeletonRows rows={2} label="Loading the conversation" /> : null}
+            <ErrorBanner error={messages.error} title="Cannot load the conversation" />
+            {(messages.data?.data ?? [])
+              .filter((m) => !turns.some((turn) => turn.runId === m.runId))
+              .map((message) => (
+                <Bubble key={message.seq} role={message.role}>
+                  {message.content}
+                </Bubble>
+              ))}
+            {turns.map((turn) => (
+              <TurnView key={turn.runId} turn={turn} selected={currentRunId === turn.runId} onSelect={() => setSelectedRun(turn.runId)} />
+            ))}
+            {agentId && turns.length === 0 && !(messages.data?.data ?? []).length && !messages.isPending ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No messages yet: write the first one below.</p> : null}
+          </div>
+          <form
+            className="border-t border-zinc-200 p-3 dark:border-zinc-800"
+            onSubmit={(e) => {
+              e.preventDefault();
+              submit();
+            }}
+          >
+            <ErrorBanner className="mb-2" error={send.error} title="The message was not sent" />
+            <Label htmlFor="pg-message" className="sr-only">
+              Message
+            </Label>
+            <Textarea
+              id="pg-message"
+              rows={3}
+              placeholder={agentId ? "Write a message…" : "Choose an agent first"}
+              disabled={!agentId || !version}
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+                  e.preventDefault();
+                  submit();
+                }
+              }}
+              aria-keyshortcuts="Control+Enter Meta+Enter"
+            />
+            <div className="mt-2 flex items-center justify-end gap-2">
+              <span className="mr-auto text-xs text-zinc-600 dark:text-zinc-400">
+                <Kbd>Ctrl</Kbd> <Kbd>Enter</Kbd> sends
+              </span>
+              {currentRun.data && !isTerminalStatus(currentRun.data.status) ? <CancelButton runId={currentRun.data.id} /> : null}
+              <Button type="submit" variant="primary" disabled={!agentId || !version || !draft.trim() || running}>
+                {send.isPending ? <Spinner /> : null}
+                Send
+              </Button>
+            </div>
+          </form>
+        </section>
+
+        <section aria-labelledby="pg-events" className="min-w-0">
+          <h2 id="pg-events" className="mb-2 text-sm font-semibold">
+            Run events
+          </h2>
+          {currentRunId ? <RunEventsPanel runId={currentRunId} /> : <EmptyState title="No run yet">Send a message: the run&apos;s events appear here as they happen.</EmptyState>}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Bubble({ role, children, footer }: { role: "user" | "assistant"; children: React.ReactNode; footer?: React.ReactNode }) {
+  return (
+    <div className={role === "user" ? "ml-10 rounded-lg bg-indigo-50 px-3 py-2 text-sm dark:bg-indigo-950" : "mr-10 rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-900"} data-role={role}>
+      <p className="mb-0.5 text-xs font-medium text-zinc-600 dark:text-zinc-400">{role === "user" ? "You" : "Agent"}</p>
+      <div className="whitespace-pre-wrap text-zinc-900 dark:text-zinc-100">{children}</div>
+      {footer}
+    </div>
+  );
+}
+
+function TurnView({ turn, selected, onSelect }: { turn: Turn; selected: boolean; onSelect(): void }) {
+  const run = useRun(turn.runId);
+  const stream = useRunStream(turn.runId);
+  const completed = stream.events.find((event) => event.type === "run-completed");
+  const failed = stream.events.find((event) => event.type === "run-failed");
+  const cancelled = stream.events.find((event) => event.type === "run-cancelled");
+  const dev = isDevProvider(run.data?.provider?.id ?? (stream.events.find((e) => e.type === "turn-started")?.data.provider as { id?: string } | undefined)?.id);
+  const output = completed?.data.output;
+  return (
+    <div className="space-y-2" data-run-id={turn.runId}>
+      <Bubble role="user">{turn.userMessage}</Bubble>
+      {completed ? (
+        <Bubble
+          role="assistant"
+          footer={
+            <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+              {dev ? <Badge tone="warning" data-testid="dev-echo-mark">not from a real model (dev-echo)</Badge> : null}
+              <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/runs/${turn.runId}`}>
+                Run {shortId(turn.runId)}
+              </Link>
+              {run.data ? <span>{formatCost(run.data.costUsd)} · {run.data.usage.inputTokens + run.data.usage.outputTokens} tokens</span> : null}
+              {!selected ? (
+                <button type="button" className="text-indigo-700 hover:underline dark:text-indigo-300" onClick={onSelect}>
+                  Show its events
+                </button>
+              ) : null}
+            </p>
+          }
+        >
+          {typeof output === "string" ? output : JSON.stringify(output, null, 2)}
+        </Bubble>
+      ) : failed ? (
+        <FailureBox failure={(failed.data.failure as { code: string; message: string }) ?? { code: "internal-error", message: "" }} />
+      ) : cancelled ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">The run was cancelled.</p>
+      ) : (
+        <p className="flex items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400" role="status">
+          <Spinner /> The agent is working… ({stream.events.length} events so far)
+        </p>
+      )}
+      <ErrorBanner error={stream.error} title="The run's event stream failed" />
+    </div>
+  );
+}
+
+function CancelButton({ runId }: { runId: string }) {
+  const cancel = useCancelRun();
+  return (
+    <>
+      <Button variant="danger" onClick={() => cancel.mutate(runId)} disabled={cancel.isPending}>
+        {cancel.isPending ? <Spinner /> : null}
+        Cancel run
+      </Button>
+      {cancel.error ? <ErrorBanner error={cancel.error} title="Cannot cancel" /> : null}
+    </>
+  );
+}
+
+function RunEventsPanel({ runId }: { runId: string }) {
+  const stream = useRunStream(runId);
+  const run = useRun(runId);
+  const endRef = useRef<HTMLDivElement>(null);
+  const totals = useMemo(() => accrued(stream.events), [stream.events]);
+  const dev = isDevProvider(run.data?.provider?.id);
+  useEffect(() => {
+    // Braces: newer browsers' scrollIntoView returns a promise, which must not become the effect's cleanup.
+    endRef.current?.scrollIntoView({ block: "nearest" });
+  }, [stream.events.length]);
+  const startedAt = stream.events.length ? Date.parse(stream.events[0].createdAt) : undefined;
+  return (
+    <div className="rounded-lg border border-zinc-200 dark:border-zinc-800" data-testid="run-events">
+      <div className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 text-xs dark:border-zinc-800">
+        <Link className="font-mono text-indigo-700 hover:underline dark:text-indigo-300" href={`/runs/${runId}`}>
+          run {shortId(runId)}
+        </Link>
+        {run.data ? <RunStatusBadge status={run.data.status} /> : null}
+        <span className="inline-flex items-center gap-1" aria-live="polite">
+          <span aria-hidden="true" className={`h-2 w-2 rounded-full ${stream.connected ? "animate-pulse bg-emerald-500" : "bg-zinc-400"}`} />
+          {stream.connected ? "live" : stream.done ? "ended" : "connecting"}
+        </span>
+        <span className="ml-auto font-mono text-zinc-700 dark:text-zinc-300" data-testid="accrued">
+          {totals.modelCalls} model · {totals.toolCalls} tool calls · {totals.tokens} tokens · {formatCost(totals.cost)}
+        </span>
+      </div>
+      <ol className="max-h-[34rem] space-y-2 overflow-y-auto p-2" aria-label="Events of the run, as they happen">
+        {stream.events.map((event) => (
+          <EventItem key={event.seq} event={event} devProvider={dev} startedAt={startedAt} />
+        ))}
+        {!stream.done && !stream.error ? (
+          <li className="flex items-center gap-2 px-2 py-1 text-xs text-zinc-600 dark:text-zinc-400">
+            <Spinner /> waiting for the next event…
+          </li>
+        ) : null}
+      </ol>
+      <div ref={endRef} />
+    </div>
+  );
+}
+
+/** Usage and cost as they accrue, from the model-called and tool-call events so far. */
+function accrued(events: RunEvent[]) {
+  let tokens = 0;
+  let cost = 0;
+  let modelCalls = 0;
+  let toolCalls = 0;
+  for (const event of events) {
+    if (event.type === "model-called") {
+      const usage = event.data.usage as { inputTokens?: number; outputTokens?: number } | undefined;
+      tokens += (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
+      cost += Number(event.data.costUsd ?? 0);
+      modelCalls += 1;
+    }
+    if (event.type === "tool-call-completed") toolCalls += 1;
+  }
+  return { tokens, cost, modelCalls, toolCalls };
+}
