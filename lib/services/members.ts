@@ -5,6 +5,7 @@
  * keys are revoked in the same transaction; reactivating lets them sign in again (revoked keys stay revoked).
  * Nobody changes their own role or deactivates themselves, so a tenant always keeps the admin who acts.
  */
+import { bumpGeneration } from "@/lib/services/tenant-generation";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound } from "@/lib/errors";
 import { isUuid } from "@/lib/ids";
@@ -84,6 +85,8 @@ export async function setMemberRole(actor: Actor, userId: string, role: MemberRo
     refuseSelf(actor, row.id, "change the role of");
     if (row.role === role) return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { role }, select });
+    // Cached actors carry the role: the next request of this member (here at once, elsewhere within a second) sees the new one.
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.role-changed", subjectType: "member", subjectId: row.id, data: { from: row.role, to: role } });
     return memberView(updated);
   });
@@ -99,6 +102,7 @@ export async function deactivateMember(actor: Actor, userId: string): Promise<Me
     if (row.kind === "deactivated") return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { kind: "deactivated" }, select });
     const { count } = await tx.apiKey.updateMany({ where: { userId: row.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.deactivated", subjectType: "member", subjectId: row.id, data: { keysRevoked: count } });
     return memberView(updated);
   });
@@ -112,6 +116,7 @@ export async function reactivateMember(actor: Actor, userId: string): Promise<Me
     const row = await findMember(tx, actor, userId);
     if (row.kind !== "deactivated") return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { kind: "person" }, select });
+    await bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.reactivated", subjectType: "member", subjectId: row.id });
     return memberView(updated);
   });
