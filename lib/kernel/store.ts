@@ -90,7 +90,8 @@ function patchData(patch: RunPatch | undefined, lastSeqIncrement: number): Prism
   if (patch.failure !== undefined) data.failure = patch.failure as Prisma.InputJsonValue;
   if (patch.flags !== undefined) data.flags = patch.flags as Prisma.InputJsonValue;
   if (patch.retrievedFacts !== undefined) data.retrievedFacts = patch.retrievedFacts as Prisma.InputJsonValue;
-  if (patch.status && FINISHED.includes(patch.status)) {
+  // A finished run, and a suspended one (it waits for a person or another system), hold no lease.
+  if (patch.status && (FINISHED.includes(patch.status) || patch.status === "suspended")) {
     data.leaseOwner = null;
     data.leaseExpiresAt = null;
   }

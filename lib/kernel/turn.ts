@@ -17,8 +17,10 @@ import { isRouted } from "@/lib/models/router";
 import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { randomBytes, createHash } from "node:crypto";
 import { runToolCalls } from "@/lib/kernel/scheduler";
-import type { KernelEnvironment, RunScope } from "@/lib/kernel/environment";
+import { isPaused, type ApprovalGateway, type KernelEnvironment, type PauseTicket, type RunScope } from "@/lib/kernel/environment";
+import { argumentsHash, asksForSession, asksWhenUnattended, decideCall, DEFAULT_WAIT_MS, expiredApprovalAction } from "@/lib/kernel/approval-policy";
 import type { CommitPlan, KernelRun, KernelStore, RunPatch } from "@/lib/kernel/store";
 import {
   foldJournal,
@@ -30,7 +32,7 @@ import {
   type RunStart,
   type TurnLimits,
 } from "@/lib/kernel/journal";
-import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -125,7 +127,7 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
       case "run-tools":
         return await runTools(turn, step.calls);
       case "await":
-        return "settled";
+        return await resolveAwaited(turn, step.waits);
       case "done":
         return await commit(turn, { events: [{ type: "run-completed", data: { output: step.output } }], patch: { status: "completed", finishedAt: ctx.env.now(), output: step.output } });
       case "failed":
@@ -183,6 +185,10 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
   const definition = turn.definition as AgentDefinition;
   const created = state.created;
   if (!created) throw new Error(`run ${turn.run.id} has no run-created event of an agent turn`);
+  if (ctx.env.approvals && scope.conversationId && definition.conversationPolicy?.hitlAfterTurns && !state.session) {
+    const { turns } = await ctx.env.conversationHistory(scope, 1);
+    if (asksForSession(definition.conversationPolicy.hitlAfterTurns, turns)) return requestSessionApproval(turn, ctx.env.approvals);
+  }
   const startedAt = turn.run.startedAt ?? ctx.env.now();
   const started: RunPatch = { status: "running", startedAt };
 
@@ -404,7 +410,13 @@ async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
 
 async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcome> {
   const prepared = await Promise.all(calls.map((call) => prepareCall(turn, call)));
-  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call));
+  // A call that must wait (an approval, a pause) stops the step: later calls start after it is resolved, and the
+  // next advance sees the wait (nextStep → await) and suspends the run.
+  let waiting = false;
+  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, async (call) => {
+    if (waiting) return;
+    if ((await executeCall(turn, call)) === "wait") waiting = true;
+  });
   return "continue";
 }
 
@@ -415,23 +427,34 @@ function summarizeIssues(issues: { path: string; message: string }[]): string {
 /** Log lines journaled per tool call; the rest are counted in one more line. */
 const MAX_LOG_LINES_PER_CALL = 200;
 
-async function executeCall(turn: Turn, call: Prepared): Promise<void> {
+/** Performs one call; "wait" when it now waits for a person's approval or for a paused call's answer. */
+async function executeCall(turn: Turn, call: Prepared): Promise<"done" | "wait"> {
   const { ctx, scope } = turn;
   const begin = Date.now();
   const completed = (result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: call.callId, toolId: call.toolId, durationMs: Date.now() - begin, ...result } });
   if (call.failure || !call.manifest) {
     await commit(turn, { events: [completed(call.failure as ToolCallResult)], patch: { addToolCalls: 1 } });
-    return;
+    return "done";
   }
   const manifest = call.manifest;
-  const input = validatorFor(manifest.input, manifest.transport)(call.arguments);
-  if (!input.ok) {
-    await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
-    return;
-  }
   const version = (turn.state.started as RunStart).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
+  const checked = validatorFor(manifest.input, manifest.transport)(call.arguments);
+  if (!checked.ok) {
+    await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the arguments do not match the tool's input schema: ${summarizeIssues(checked.issues)}` } })], patch: { addToolCalls: 1 } });
+    return "done";
+  }
+  const gate = await gateCall(turn, call, manifest, version, checked.value);
+  if (gate.kind === "wait") return "wait";
+  // Approved with edited arguments: they were validated when decided, and are again here (defaults filled).
+  const input = gate.arguments === checked.value ? checked : validatorFor(manifest.input, manifest.transport)(gate.arguments);
+  if (!input.ok) {
+    await commit(turn, { events: [completed({ ok: false, error: { kind: "invalid-arguments", message: `the approved arguments do not match the tool's input schema: ${summarizeIssues(input.issues)}` } })], patch: { addToolCalls: 1 } });
+    return "done";
+  }
   const idempotencyKey = idempotencyKeyOf(turn.run.id, call.callId);
   const startedEvent: NewEvent = { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input.value, idempotencyKey } };
+  const gateway = ctx.env.approvals;
+  const pauses = manifest.pauses === true && gateway !== undefined && !ctx.env.runsInCommit(manifest);
   const { signal, deadline } = stepSignal(turn);
   // A tool's log lines are journaled with its result, in the same commit (the kernel writes events only in commits).
   const logs: NewEvent[] = [];
@@ -442,22 +465,247 @@ async function executeCall(turn: Turn, call: Prepared): Promise<void> {
   };
   const logged = (): NewEvent[] =>
     dropped ? [...logs, { type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, level: "warn", message: `${dropped} more log line(s) dropped (at most ${MAX_LOG_LINES_PER_CALL} per call)`, at: new Date().toISOString() } }] : logs;
-  const invoke = async (tx?: DbTx) => {
-    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx, log });
+  const invoke = async (tx?: DbTx, pause?: PauseTicket) => {
+    const result = await ctx.env.invokeTool({ manifest, input: input.value, scope, callId: call.callId, idempotencyKey, signal, tx, log, ...(pause ? { pause } : {}) });
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
-    return checkOutput(manifest, result);
+    return isPaused(result) ? result : checkOutput(manifest, result);
   };
   if (ctx.env.runsInCommit(manifest)) {
     await commit(turn, async (tx) => {
       const result = await invoke(tx);
-      return { events: [startedEvent, ...logged(), completed(result)], patch: { addToolCalls: 1 } };
+      return { events: [startedEvent, ...logged(), completed(isPaused(result) ? notPausable(manifest) : result)], patch: { addToolCalls: 1 } };
     });
-    return;
+    return "done";
   }
-  await commit(turn, { events: [startedEvent] });
-  const result = await invoke();
-  await commit(turn, { events: [...logged(), completed(result)], patch: { addToolCalls: 1 } });
+  if (!pauses || !gateway) {
+    await commit(turn, { events: [startedEvent] });
+    const result = await invoke();
+    await commit(turn, { events: [...logged(), completed(isPaused(result) ? notPausable(manifest) : result)], patch: { addToolCalls: 1 } });
+    return "done";
+  }
+  // A pausing tool: its wait token is written (hashed) with the call's start; a call run again gets a new token.
+  const token = `kgw_${randomBytes(24).toString("base64url")}`;
+  const expiresAt = new Date(ctx.env.now().getTime() + DEFAULT_WAIT_MS);
+  let ticket: PauseTicket | undefined;
+  await commit(turn, async (tx) => {
+    const { waitId } = await gateway.createWait(tx, { scope, callId: call.callId, tool: { id: call.toolId, version }, tokenHash: hashToken(token), expiresAt });
+    ticket = { waitId, token, url: gateway.completionUrl(waitId), expiresAt: expiresAt.toISOString() };
+    return { events: [startedEvent] };
+  });
+  const pause = ticket as PauseTicket;
+  const result = await invoke(undefined, pause);
+  if (isPaused(result) && result.paused.waitId === pause.waitId) {
+    const until = new Date(result.paused.expiresAt);
+    const remainingMs = Math.max(0, Date.parse((turn.state.started as RunStart).deadline) - ctx.env.now().getTime());
+    await commit(turn, async (tx) => {
+      await gateway.startWait(tx, pause.waitId, until);
+      return { events: [...logged(), { type: "wait-started", data: { waitId: pause.waitId, callId: call.callId, toolId: call.toolId, expiresAt: until.toISOString(), remainingMs } }] };
+    });
+    return "wait";
+  }
+  await commit(turn, async (tx) => {
+    await gateway.discardWait(tx, pause.waitId);
+    return { events: [...logged(), completed(isPaused(result) ? notPausable(manifest) : result)], patch: { addToolCalls: 1 } };
+  });
+  return "done";
+}
+
+/** sha256 (hex) of a wait token: only the hash is stored. */
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+function notPausable(manifest: ToolManifest): ToolCallResult {
+  return { ok: false, error: { kind: "tool-error", message: `tool ${manifest.id} answered with a pause, but this call cannot pause (only a pack handler tool with pauses: true can)` } };
+}
+
+// ---- the approval gate ----
+
+type GateOutcome = { kind: "run"; arguments: unknown } | { kind: "wait" };
+
+const conditionValidators = new Map<string, (data: unknown) => DataValidation>();
+
+/** A grant condition's validator (the same safe engine as tool schemas), compiled once per condition text. */
+function conditionMatches(condition: unknown, args: unknown): boolean {
+  if (condition === null || condition === undefined) return true;
+  if (typeof condition !== "object" && typeof condition !== "boolean") return false;
+  const key = JSON.stringify(condition);
+  let validate = conditionValidators.get(key);
+  if (!validate) {
+    try {
+      validate = getValidator(condition as Record<string, unknown>);
+    } catch {
+      // A condition that does not compile matches nothing: the call asks.
+      validate = () => ({ ok: false, issues: [{ path: "", message: "the grant's condition is not a valid schema" }] });
+    }
+    if (conditionValidators.size > 1000) conditionValidators.clear();
+    conditionValidators.set(key, validate);
+  }
+  return validate(args).ok;
+}
+
+function callStateOf(turn: Turn, callId: string) {
+  for (let i = turn.state.steps.length - 1; i >= 0; i--) {
+    const step = turn.state.steps[i];
+    if (step.kind === "repair") continue;
+    const found = step.calls.find((call) => call.callId === callId);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Where a call is about to start: decides whether it may (lib/kernel/approval-policy.ts), and when it may not,
+ * journals `approval-requested` with the approval row in one commit — before the run waits. A call whose approval
+ * was already journaled is never asked again: an approve runs it (with the edited arguments, if any).
+ */
+async function gateCall(turn: Turn, call: Prepared, manifest: ToolManifest, version: string, args: unknown): Promise<GateOutcome> {
+  const gateway = turn.ctx.env.approvals;
+  if (!gateway) return { kind: "run", arguments: args };
+  const known = callStateOf(turn, call.callId)?.approval;
+  if (known?.decided) return known.decided.decision === "approved" ? { kind: "run", arguments: known.decided.arguments ?? args } : { kind: "wait" };
+  if (known) return { kind: "wait" };
+  const { scope, state, run } = turn;
+  const invocation = state.invocation !== null;
+  const unattendedAsk = !state.attended && asksWhenUnattended(manifest) !== null;
+  const toolsAllowedUnattended = unattendedAsk ? await gateway.toolsAllowedUnattended(scope) : [];
+  const needsGrants = !invocation && manifest.mutating !== false && run.agentId !== null && !(unattendedAsk && !toolsAllowedUnattended.includes(manifest.id));
+  const grants = needsGrants ? await gateway.grants(scope, run.agentId as string, manifest.id) : [];
+  const decision = decideCall({
+    manifest,
+    arguments: args,
+    attended: state.attended,
+    invocation,
+    toolsAllowedUnattended,
+    grants: grants.map((grant) => ({ id: grant.id, matches: (value: unknown) => conditionMatches(grant.condition, value) })),
+  });
+  if (decision.kind === "pass") return { kind: "run", arguments: args };
+  const hash = argumentsHash(args);
+  const now = turn.ctx.env.now();
+  const expiresAt = new Date(now.getTime() + gateway.approvalTtlMs());
+  const remainingMs = Math.max(0, Date.parse((state.started as RunStart).deadline) - now.getTime());
+  await commit(turn, async (tx) => {
+    const { approvalId } = await gateway.createApproval(tx, {
+      scope,
+      kind: "tool-call",
+      callId: call.callId,
+      agent: run.agentId && run.agentVersion ? { id: run.agentId, version: run.agentVersion } : null,
+      tool: { id: manifest.id, version },
+      reason: decision.reason,
+      arguments: args,
+      argumentsHash: hash,
+      effects: manifest.effects ?? [],
+      expiresAt,
+    });
+    return { events: [{ type: "approval-requested", data: { approvalId, kind: "tool-call", callId: call.callId, toolId: manifest.id, version, reason: decision.reason, argumentsHash: hash, expiresAt: expiresAt.toISOString(), remainingMs } }] };
+  });
+  return { kind: "wait" };
+}
+
+/** hitlAfterTurns: the turn asks a person to continue the conversation before it starts. */
+async function requestSessionApproval(turn: Turn, gateway: ApprovalGateway): Promise<AdvanceOutcome> {
+  const { scope, run } = turn;
+  const now = turn.ctx.env.now();
+  const expiresAt = new Date(now.getTime() + gateway.approvalTtlMs());
+  return commit(turn, async (tx) => {
+    const { approvalId } = await gateway.createApproval(tx, {
+      scope,
+      kind: "session",
+      callId: "session",
+      agent: run.agentId && run.agentVersion ? { id: run.agentId, version: run.agentVersion } : null,
+      tool: null,
+      reason: "hitl-after-turns",
+      arguments: null,
+      argumentsHash: null,
+      effects: [],
+      expiresAt,
+    });
+    return { events: [{ type: "approval-requested", data: { approvalId, kind: "session", callId: "session", toolId: null, version: null, reason: "hitl-after-turns", argumentsHash: null, expiresAt: expiresAt.toISOString(), remainingMs: turn.limits.maxWallMs } }] };
+  });
+}
+
+/**
+ * The run waits (nextStep → await): what was decided or answered meanwhile is journaled — re-checked against what
+ * was asked (an approval whose arguments no longer hash to the journaled hash, or that cannot be read, blocks:
+ * the call is not run) — and the run goes on; when nothing was, the run is suspended (no lease, no process).
+ */
+async function resolveAwaited(turn: Turn, waits: AwaitedItem[]): Promise<AdvanceOutcome> {
+  const { ctx } = turn;
+  const gateway = ctx.env.approvals;
+  if (!gateway) return fail(turn, { code: "internal-error", message: "the run waits for an approval, but this server has no approval store" });
+  const approvalIds = waits.flatMap((item) => (item.approvalId ? [item.approvalId] : []));
+  const waitIds = waits.flatMap((item) => (item.waitId ? [item.waitId] : []));
+  const [approvals, tokens] = await Promise.all([approvalIds.length ? gateway.loadApprovals(approvalIds) : [], waitIds.length ? gateway.loadWaits(waitIds) : []]);
+  const events: NewEvent[] = [];
+  let failure: RunFailure | null = null;
+  let toolCalls = 0;
+  const now = ctx.env.now();
+  for (const item of waits) {
+    const deadline = new Date(now.getTime() + item.remainingMs).toISOString();
+    const completed = (result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: item.callId, toolId: callStateOf(turn, item.callId)?.toolId ?? "", durationMs: 0, ...result } });
+    if (item.approvalId) {
+      const record = approvals.find((row) => row.id === item.approvalId && row.runId === turn.run.id && row.callId === item.callId);
+      if (record?.status === "pending") continue;
+      const decided = (decision: "approved" | "rejected" | "expired" | "invalid", extra: { arguments?: unknown; edited?: boolean } = {}): NewEvent => ({
+        type: "approval-decided",
+        data: { approvalId: item.approvalId as string, callId: item.callId, decision, decidedBy: record?.decidedBy ?? null, rationale: record?.rationale ?? null, deadline, ...extra },
+      });
+      const session = item.callId === "session";
+      const intact = record && (session ? record.argumentsHash === null : record.argumentsHash === item.argumentsHash && argumentsHash(record.arguments) === item.argumentsHash);
+      if (!record || !intact || !["approved", "rejected", "expired", "withdrawn"].includes(record.status)) {
+        // Fail closed: the record no longer says what the reviewer was asked; nothing runs.
+        events.push(decided("invalid"));
+        failure ??= { code: "approval-invalid", message: `approval ${item.approvalId} of call ${item.callId} no longer matches what was asked (its record was changed or cannot be read); the call was not run`, details: { approvalId: item.approvalId, callId: item.callId } };
+        continue;
+      }
+      if (record.status === "withdrawn") continue; // the withdrawal ended the run in its own transaction
+      if (record.status === "approved") {
+        const edited = record.editedArguments !== null && record.editedArguments !== undefined;
+        events.push(decided("approved", session ? {} : { arguments: edited ? record.editedArguments : record.arguments, edited }));
+        continue;
+      }
+      if (record.status === "expired" && (session || expiredApprovalAction() === "fail")) {
+        events.push(decided("expired"));
+        if (!session) failure ??= { code: "approval-expired", message: `the approval of call ${item.callId} expired before a person decided`, details: { approvalId: item.approvalId, callId: item.callId } };
+        continue;
+      }
+      events.push(decided(record.status as "rejected" | "expired"));
+      if (!session) {
+        toolCalls += 1;
+        const message = record.status === "expired" ? "the call was not run: its approval expired before a person decided (reason: expired)" : `the call was not run: a person rejected it${record.rationale ? ` (rationale: ${record.rationale})` : ""}`;
+        events.push(completed({ ok: false, error: { kind: "tool-error", reason: record.status === "expired" ? "approval-expired" : "approval-rejected", message } }));
+      }
+      continue;
+    }
+    if (item.waitId) {
+      const record = tokens.find((row) => row.id === item.waitId && row.runId === turn.run.id && row.callId === item.callId);
+      if (record?.status === "pending") continue;
+      const manifest = await pausedManifest(turn, item.callId);
+      toolCalls += 1;
+      if (record?.status === "completed" && manifest) {
+        events.push({ type: "wait-completed", data: { waitId: item.waitId, callId: item.callId, outcome: "completed", deadline } });
+        events.push(completed(checkOutput(manifest, { ok: true, output: record.output })));
+      } else {
+        events.push({ type: "wait-completed", data: { waitId: item.waitId, callId: item.callId, outcome: "expired", deadline } });
+        events.push(completed({ ok: false, error: { kind: "tool-error", reason: "wait-expired", message: "the paused call's wait expired before its answer came" } }));
+      }
+    }
+  }
+  if (events.length) {
+    if (failure) return settle(turn, failurePlan(turn, failure, events, toolCalls ? { addToolCalls: toolCalls } : {}));
+    return commit(turn, { events, patch: toolCalls ? { addToolCalls: toolCalls } : undefined });
+  }
+  let suspended = false;
+  await commit(turn, async (tx) => {
+    suspended = await gateway.stillPending(tx, { approvalIds, waitIds });
+    return suspended ? { events: [], patch: { status: "suspended" } } : { events: [] };
+  });
+  return suspended ? "settled" : "continue";
+}
+
+async function pausedManifest(turn: Turn, callId: string): Promise<ToolManifest | null> {
+  const call = callStateOf(turn, callId);
+  const tool = call && turn.state.started?.resolvedTools.find((item) => item.id === call.toolId);
+  return tool ? manifestOf(turn, tool.id, tool.version) : null;
 }
 
 /** Every result is checked against the tool's `output` schema; a mismatch is the tool's failure. */

@@ -12,6 +12,7 @@ import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";
+import { withdrawOpenInTx } from "@/lib/services/approvals";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
 import { dbKernelStore } from "@/lib/kernel/store";
 import { dbKernelEnvironment } from "@/lib/kernel/db-environment";
@@ -276,6 +277,7 @@ export async function cancelRun(actor: Actor, runId: string): Promise<RunView> {
     if (updated.count === 0) return null;
     const row = await tx.run.findUniqueOrThrow({ where: { id: runId } });
     await tx.runEvent.create({ data: { tenantId: row.tenantId, runId, seq: row.lastSeq, type: "run-cancelled", data: { by: actor.userId } } });
+    await withdrawOpenInTx(tx, runId);
     return row;
   });
   if (!cancelled) throw new AppError("run-already-terminal", `run ${runId} finished before it could be cancelled`, { runId });

@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
+import { startApprovalSweeper } from "@/lib/services/approvals";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
@@ -34,6 +35,7 @@ export async function startServer(): Promise<void> {
   const created = await bootstrapFirstTenant();
   if (created) printBootstrap(created);
   await startKernel();
+  startApprovalSweeper();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }

@@ -1,5 +1,6 @@
 import type { Operation } from "@/lib/api/operation";
 import * as agents from "@/lib/api/operations/agents";
+import * as approvals from "@/lib/api/operations/approvals";
 import * as conversations from "@/lib/api/operations/conversations";
 import * as guardrails from "@/lib/api/operations/guardrails";
 import * as identity from "@/lib/api/operations/identity";
@@ -12,6 +13,6 @@ import * as system from "@/lib/api/operations/system";
 import * as tools from "@/lib/api/operations/tools";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, memory, conversations, runs, approvals]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);
