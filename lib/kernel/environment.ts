@@ -61,6 +61,7 @@ export type ApprovalRequest = {
   arguments: unknown;
   argumentsHash: string | null;
   effects: unknown[];
+  requestedAt: Date;
   expiresAt: Date;
 };
 

@@ -594,6 +594,7 @@ async function gateCall(turn: Turn, call: Prepared, manifest: ToolManifest, vers
       arguments: args,
       argumentsHash: hash,
       effects: manifest.effects ?? [],
+      requestedAt: now,
       expiresAt,
     });
     return { events: [{ type: "approval-requested", data: { approvalId, kind: "tool-call", callId: call.callId, toolId: manifest.id, version, reason: decision.reason, argumentsHash: hash, expiresAt: expiresAt.toISOString(), remainingMs } }] };
@@ -617,6 +618,7 @@ async function requestSessionApproval(turn: Turn, gateway: ApprovalGateway): Pro
       arguments: null,
       argumentsHash: null,
       effects: [],
+      requestedAt: now,
       expiresAt,
     });
     return { events: [{ type: "approval-requested", data: { approvalId, kind: "session", callId: "session", toolId: null, version: null, reason: "hitl-after-turns", argumentsHash: null, expiresAt: expiresAt.toISOString(), remainingMs: turn.limits.maxWallMs } }] };

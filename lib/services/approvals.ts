@@ -153,6 +153,7 @@ export async function createApprovalInTx(tx: DbTx, request: ApprovalRequest): Pr
       effects: request.effects as Prisma.InputJsonValue,
       origin: (run.origin ?? undefined) as Prisma.InputJsonValue | undefined,
       startedBy: run.createdBy,
+      requestedAt: request.requestedAt,
       expiresAt: request.expiresAt,
     },
   });
