@@ -116,7 +116,7 @@ export const completeApprovalOperation = defineOperation({
       properties: {
         decision: { enum: ["approve", "reject", "withdraw"] },
         rationale: { type: "string", maxLength: 4000 },
-        remember: { oneOf: [{ type: "boolean" }, { type: "object", required: ["condition"], additionalProperties: false, properties: { condition: { type: ["object", "boolean"], description: "A JSON Schema the arguments of later calls must match." } } }] },
+        remember: { oneOf: [{ type: "boolean" }, { type: "object", required: ["condition"], additionalProperties: false, properties: { condition: { type: ["object", "boolean"], additionalProperties: true, description: "A JSON Schema the arguments of later calls must match." } } }] },
         arguments: { type: "object", additionalProperties: true, description: "Approve these arguments instead of the model's (recorded beside the original)." },
       },
     },
