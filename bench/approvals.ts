@@ -96,10 +96,12 @@ async function main() {
     }
     latencies.sort((a, b) => a - b);
     const round = (value: number) => Math.round(value * 100) / 100;
+    console.log(`decision → tool start (${decisions} decisions, one at a time): p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms`);
 
     const pgid = server.process.pid as number;
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const idleKb = groupRssKb(pgid);
+    console.log(`idle RSS ${Math.round(idleKb / 1024)} MB`);
     let next = 0;
     const begin = performance.now();
     await Promise.all(
@@ -107,6 +109,7 @@ async function main() {
         while (next < suspended) {
           const index = next++;
           await suspend(`s${index}`);
+          if ((index + 1) % 1000 === 0) console.log(`  ${index + 1} runs suspended, RSS ${Math.round(groupRssKb(pgid) / 1024)} MB, ${Math.round((performance.now() - begin) / 1000)} s`);
         }
       }),
     );
