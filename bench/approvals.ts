@@ -135,7 +135,9 @@ async function main() {
   } finally {
     await server.stop();
     target.close();
-    await database?.drop();
+    // The server's connections may take a moment to close after it stops.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await database?.drop().catch((error: unknown) => console.error(`dropping the bench database failed: ${error instanceof Error ? error.message : String(error)}`));
     if (server.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
   }
 }
