@@ -52,6 +52,10 @@ export const errorStatus = {
   "agent-version-mismatch": 409,
   /** The conversation was closed (by request or after inactivity) and takes no more turns. */
   "conversation-closed": 409,
+  /** The approval was already decided differently (the same decision again answers 200 with its state). */
+  "approval-already-decided": 409,
+  /** The wait token expired, or its call was withdrawn or answered without pausing: it takes no answer. */
+  "wait-not-pending": 409,
   /** The run has already completed, failed or been cancelled. */
   "run-already-terminal": 409,
   /** A project with that name exists in the tenant. */

@@ -78,6 +78,16 @@ describe("SIGKILL in the middle of runs", () => {
     const agent = { id: "test.biller", version: "1.0.0", name: "Biller", instructions: "Bill.", capabilities: [{}], tools: [{ id: toolId, version: "^1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted" };
     expect((await api(base, key, "POST", "/v1/agents", { ...agent, projectId: tenant.project.id })).status).toBe(201);
 
+    // The tool is mutating: a person approves its first call and remembers it (a grant), so the runs below pass.
+    const warmUp = await api(base, key, "POST", "/v1/runs", { agent: { id: agent.id }, input: { userMessage: JSON.stringify({ script: [{ toolCalls: [{ name: toolId, arguments: { word: "warm-up" } }] }, { text: "ok" }] }) } });
+    expect(warmUp.body.status).toBe("suspended");
+    const [approval] = (await api(base, key, "GET", `/v1/approvals?runId=${warmUp.body.id}`)).body.data;
+    expect((await api(base, key, "POST", `/v1/approvals/${approval.id}/complete`, { decision: "approve", remember: true })).status).toBe(200);
+    for (let until = Date.now() + 30_000; (await api(base, key, "GET", `/v1/runs/${warmUp.body.id}`)).body.status !== "completed" && Date.now() < until; ) await sleep(50);
+    executions.clear();
+    answers.clear();
+    received.clear();
+
     const runIds: string[] = [];
     for (let i = 0; i < RUNS; i++) {
       const userMessage = JSON.stringify({

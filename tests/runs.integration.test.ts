@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
-import { httpTool, journal, registerAgent, registerTool, runTurn, script, sleep, startRun, waitForRun } from "./helpers/kernel";
+import { httpTool, journal, registerAgent, registerTool, runTurn, script, sleep, startRun, waitForRun, runTurnApproving } from "./helpers/kernel";
 import { sendJson, startRecordingServer, type RecordedRequest, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 let server: RecordingServer;
@@ -124,7 +124,8 @@ describe("scheduling", () => {
     const agent = await registerAgent(tenant, { tools: [{ id: readOnly, version: "1.0.0" }, { id: mutating, version: "1.0.0" }] });
     const order = ["r1", "r2", "m1", "r3", "m2", "m3"];
     const calls = order.map((word) => ({ name: word.startsWith("m") ? mutating : readOnly, arguments: { word } }));
-    const run = await runTurn(tenant, agent, script({ toolCalls: calls }, { text: "ok" }));
+    // Each mutating call asks first (no grant): a person approves it, then it runs alone.
+    const run = await runTurnApproving(tenant, agent, script({ toolCalls: calls }, { text: "ok" }));
     expect(run.status).toBe("completed");
     const byWord = new Map(timings.filter((t) => t.path.includes("tag=mix-")).map((t) => [t.path.split("tag=mix-")[1], t]));
     for (const word of ["m1", "m2", "m3"]) {

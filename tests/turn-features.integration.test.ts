@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, kindgi, newTenant, type TestTenant } from "./helpers/api";
-import { httpTool, journal, registerAgent, registerTool, runTurn, script } from "./helpers/kernel";
+import { httpTool, journal, registerAgent, registerTool, runTurn, script, runTurnApproving } from "./helpers/kernel";
 import { sanitizeToolName } from "../lib/models/provider";
 import { startWireServer } from "../lib/models/providers/testing/wire-server";
 import { sendJson, startRecordingServer } from "../lib/tools/invokers/testing/recording-server";
@@ -97,7 +97,7 @@ describe("memory: retrieval and the native tools", () => {
     expect(keyword.retrievedFacts.map((fact: any) => fact.content)).toEqual(["The parcel number is 777"]);
   });
 
-  it("remember, recall and current-time run as built-in tools", async () => {
+  it("remember (mutating: a person approves it), recall and current-time run as built-in tools", async () => {
     const agent = await registerAgent(tenant, {
       tools: [
         { id: "remember", version: "^1.0.0" },
@@ -106,7 +106,7 @@ describe("memory: retrieval and the native tools", () => {
       ],
     });
     const conversationId = (await call("POST", "/v1/conversations", { key: tenant.key, body: { agent } })).body.id;
-    const run = await runTurn(
+    const run = await runTurnApproving(
       tenant,
       agent,
       script(

@@ -20,6 +20,10 @@ export const FAILURE_SENTENCES: Record<RunFailureCode, string> = {
   "provider-bad-response": "The model provider answered with something that could not be understood.",
   "provider-request-failed": "The model provider rejected the request.",
   "instructions-render-failed": "The agent's instructions could not be rendered with the run's parameters.",
+  "approval-rejected": "A person declined to continue: the session approval the turn waited for was rejected.",
+  "approval-expired": "An approval the run waited for expired before anyone decided, and the server is set to fail the turn in that case.",
+  "approval-invalid": "An approval no longer matched what the reviewer was asked (its record was changed or could not be read), so the call was not run.",
+  "wait-expired": "A paused tool call's answer did not arrive before its wait expired.",
   "internal-error": "Something unexpected failed inside the server; the details are in the server log.",
 };
 

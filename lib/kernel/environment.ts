@@ -38,7 +38,77 @@ export type ToolInvocation = {
   tx?: KernelTx;
   /** Lines the tool logs during the call (already redacted): journaled as `tool-logged` with the call's result. */
   log?: (line: ToolLogLine) => void;
+  /** A tool with `pauses: true`: the wait token and completion link `context.pause()` hands the handler. */
+  pause?: PauseTicket;
 };
+
+/** What `context.pause()` returns to a handler: the wait's id, its token (the credential) and completion link. */
+export type PauseTicket = { waitId: string; token: string; url: string; expiresAt: string };
+
+/** A handler answered with its pause: the call waits for the answer posted to its link (at most until `expiresAt`). */
+export type PausedOutcome = { paused: { waitId: string; expiresAt: string } };
+
+export const isPaused = (outcome: ToolCallResult | PausedOutcome): outcome is PausedOutcome => "paused" in outcome;
+
+/** An approval the gate asks for, written in the commit that journals `approval-requested`. */
+export type ApprovalRequest = {
+  scope: RunScope;
+  kind: "tool-call" | "session";
+  callId: string;
+  agent: { id: string; version: string } | null;
+  tool: { id: string; version: string } | null;
+  reason: string;
+  arguments: unknown;
+  argumentsHash: string | null;
+  effects: unknown[];
+  requestedAt: Date;
+  expiresAt: Date;
+};
+
+/** An approval row as the kernel reads it back on resume. */
+export type ApprovalRecord = {
+  id: string;
+  runId: string;
+  callId: string;
+  status: string;
+  argumentsHash: string | null;
+  arguments: unknown;
+  editedArguments: unknown;
+  decidedBy: string | null;
+  rationale: string | null;
+};
+
+/** A wait token's row as the kernel reads it back on resume (never the token). */
+export type WaitRecord = { id: string; runId: string; callId: string; status: string; output: unknown };
+
+/**
+ * What the approval gate and pauses need from storage. An environment without it (a test environment of the turn
+ * loop) has no reviewers: every call passes and no tool can pause.
+ */
+export interface ApprovalGateway {
+  /** Live (unrevoked) grants for (project, agent, tool); `condition` is a JSON Schema on the arguments, or null. */
+  grants(scope: RunScope, agentId: string, toolId: string): Promise<{ id: string; condition: unknown }[]>;
+  /** The tools the trigger of the run lets run unattended (the run's toolsAllowedUnattended). */
+  toolsAllowedUnattended(scope: RunScope): Promise<string[]>;
+  /** How long an approval waits before it expires. */
+  approvalTtlMs(): number;
+  createApproval(tx: KernelTx, request: ApprovalRequest): Promise<{ approvalId: string }>;
+  loadApprovals(ids: readonly string[]): Promise<ApprovalRecord[]>;
+  /** Creates (or, for a call run again, replaces) the call's wait token, stored hashed. */
+  createWait(tx: KernelTx, input: { scope: RunScope; callId: string; tool: { id: string; version: string }; tokenHash: string; expiresAt: Date }): Promise<{ waitId: string }>;
+  /** The handler paused: the wait now lasts until `expiresAt`. */
+  startWait(tx: KernelTx, waitId: string, expiresAt: Date): Promise<void>;
+  /** The handler answered without pausing: the token is void. */
+  discardWait(tx: KernelTx, waitId: string): Promise<void>;
+  loadWaits(ids: readonly string[]): Promise<WaitRecord[]>;
+  /** The completion link of a wait. */
+  completionUrl(waitId: string): string;
+  /**
+   * In the transaction that suspends the run: locks the awaited rows and answers whether every one is still
+   * pending (a decision committed meanwhile keeps the run going instead).
+   */
+  stillPending(tx: KernelTx, awaited: { approvalIds: readonly string[]; waitIds: readonly string[] }): Promise<boolean>;
+}
 
 export interface KernelEnvironment {
   now(): Date;
@@ -69,5 +139,7 @@ export interface KernelEnvironment {
    * the same commit as its start, so it is journaled exactly once.
    */
   needsCommitTransaction?(manifest: ToolManifest): boolean;
-  invokeTool(call: ToolInvocation): Promise<ToolCallResult>;
+  invokeTool(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome>;
+  /** Approvals, grants and wait tokens (absent: no reviewers — every call passes, no tool pauses). */
+  approvals?: ApprovalGateway;
 }

@@ -9,6 +9,8 @@ import type { AgentDefinition, ToolErrorKind } from "@/lib/agents/validate-agent
 import type { Issue } from "@/lib/errors";
 import {
   isInvocationCreated,
+  type ApprovalDecidedData,
+  type AwaitedItem,
   type InvocationPlan,
   type JournalEvent,
   type ModelCalledData,
@@ -27,8 +29,14 @@ export const DEFAULT_MAX_WALL_MS = 120_000;
 export const DEFAULT_MAX_REPAIRS = 1;
 export const DEFAULT_TOOL_ERRORS = { maxRetries: 1, retryOn: ["invalid-arguments", "unknown-tool"] as ToolErrorKind[] };
 
+/** An approval asked for (a call's, or the session's before a turn) and, once journaled, its decision. */
+export type ApprovalState = { approvalId: string; argumentsHash: string | null; reason: string; remainingMs: number; decided?: ApprovalDecidedData };
+
+/** A paused call's wait token, and whether its answer came (or it expired). */
+export type WaitState = { waitId: string; remainingMs: number; outcome?: "completed" | "expired" };
+
 /** A call of a model step and what became of it. */
-export type CallState = PlannedCall & { started: number; result?: ToolCallResult };
+export type CallState = PlannedCall & { started: number; result?: ToolCallResult; approval?: ApprovalState; wait?: WaitState };
 
 /**
  * One model answer after the first, in order: tool calls (with their results) or a rejected final answer; or, in a
@@ -56,6 +64,10 @@ export type KernelState = {
   lastSeq: number;
   /** The last model answer, when it was final and is waiting for its outcome events (same transaction: never seen alone). */
   pendingFinal: ModelCalledData | null;
+  /** A person started the run. */
+  attended: boolean;
+  /** The session approval the turn asked for before it started (conversationPolicy.hitlAfterTurns). */
+  session: ApprovalState | null;
 };
 
 /** The kernel's id of the n-th call of the model answer with index `modelIndex`. */
@@ -72,7 +84,7 @@ export const INVOCATION_CALL_ID = callIdOf(0, 0);
 
 /** Rebuilds the state of a run from its events, in order. */
 export function foldJournal(events: readonly JournalEvent[]): KernelState {
-  const state: KernelState = { created: null, invocation: null, turn: null, started: null, steps: [], modelCalls: 0, costUsd: 0, ended: null, lastSeq: 0, pendingFinal: null };
+  const state: KernelState = { created: null, invocation: null, turn: null, started: null, steps: [], modelCalls: 0, costUsd: 0, ended: null, lastSeq: 0, pendingFinal: null, attended: true, session: null };
   const calls = new Map<string, CallState>();
   for (const event of events) {
     state.lastSeq = event.seq;
@@ -80,7 +92,34 @@ export function foldJournal(events: readonly JournalEvent[]): KernelState {
       case "run-created":
         if (isInvocationCreated(event.data)) state.invocation = event.data.invocation;
         else state.created = event.data;
+        state.attended = event.data.attended !== false;
         break;
+      case "approval-requested": {
+        const approval: ApprovalState = { approvalId: event.data.approvalId, argumentsHash: event.data.argumentsHash, reason: event.data.reason, remainingMs: event.data.remainingMs };
+        if (event.data.kind === "session") state.session = approval;
+        else {
+          const call = calls.get(event.data.callId);
+          if (call) call.approval = approval;
+        }
+        break;
+      }
+      case "approval-decided": {
+        const approval = state.session?.approvalId === event.data.approvalId ? state.session : calls.get(event.data.callId)?.approval;
+        if (approval) approval.decided = event.data;
+        if (state.started) state.started = { ...state.started, deadline: event.data.deadline };
+        break;
+      }
+      case "wait-started": {
+        const call = calls.get(event.data.callId);
+        if (call) call.wait = { waitId: event.data.waitId, remainingMs: event.data.remainingMs };
+        break;
+      }
+      case "wait-completed": {
+        const call = calls.get(event.data.callId);
+        if (call?.wait) call.wait.outcome = event.data.outcome;
+        if (state.started) state.started = { ...state.started, deadline: event.data.deadline };
+        break;
+      }
       case "turn-started":
         state.turn = event.data;
         state.started = { deadline: event.data.deadline, resolvedTools: event.data.resolvedTools };
@@ -172,10 +211,17 @@ export function turnLimits(definition: Pick<AgentDefinition, "budget" | "output"
 export function nextStep(state: KernelState, limits: TurnLimits): Step | null {
   if (state.ended) return null;
   if (state.invocation) return nextInvocationStep(state, state.invocation);
-  if (!state.turn) return { kind: "start-turn" };
+  if (!state.turn) {
+    const session = state.session;
+    if (session && !session.decided) return { kind: "await", waits: [{ callId: "session", reason: session.reason, approvalId: session.approvalId, argumentsHash: null, remainingMs: session.remainingMs }] };
+    if (session?.decided && session.decided.decision !== "approved") return { kind: "failed", failure: sessionFailure(session.decided) };
+    return { kind: "start-turn" };
+  }
   const last = state.steps[state.steps.length - 1];
   if (last?.kind === "tools") {
     const waiting = last.calls.filter((call) => !call.result);
+    const awaited = waiting.flatMap(awaitedOf);
+    if (awaited.length) return { kind: "await", waits: awaited };
     if (waiting.length) return { kind: "run-tools", calls: waiting.map(plannedCall) };
     const failure = toolErrorFailure(state, limits);
     if (failure) return { kind: "failed", failure };
@@ -184,6 +230,19 @@ export function nextStep(state: KernelState, limits: TurnLimits): Step | null {
     return { kind: "failed", failure: { code: "budget-exceeded", message: `the turn reached its step budget (maxSteps ${limits.maxSteps}) without a final answer`, details: { kind: "steps", limit: limits.maxSteps, used: state.modelCalls } } };
   }
   return { kind: "call-model" };
+}
+
+/** What a call without a result waits on: an undecided approval, or a paused call's answer. */
+function awaitedOf(call: CallState): AwaitedItem[] {
+  if (call.approval && !call.approval.decided) return [{ callId: call.callId, reason: call.approval.reason, approvalId: call.approval.approvalId, argumentsHash: call.approval.argumentsHash, remainingMs: call.approval.remainingMs }];
+  if (call.wait && !call.wait.outcome) return [{ callId: call.callId, reason: "paused", waitId: call.wait.waitId, remainingMs: call.wait.remainingMs }];
+  return [];
+}
+
+function sessionFailure(decided: ApprovalDecidedData): RunFailure {
+  if (decided.decision === "expired") return { code: "approval-expired", message: "the session approval the turn waited for expired before a person decided", details: { approvalId: decided.approvalId } };
+  if (decided.decision === "invalid") return { code: "approval-invalid", message: "the session approval the turn waited for no longer matches what was asked", details: { approvalId: decided.approvalId } };
+  return { code: "approval-rejected", message: `a person declined to continue the conversation${decided.rationale ? `: ${decided.rationale}` : ""}`, details: { approvalId: decided.approvalId } };
 }
 
 const plannedCall = ({ callId, providerCallId, toolId, arguments: args }: CallState): PlannedCall => ({ callId, providerCallId, toolId, arguments: args });
@@ -196,7 +255,10 @@ function nextInvocationStep(state: KernelState, plan: InvocationPlan): Step {
   const step = state.steps.find((candidate) => candidate.kind === "invocation");
   if (!state.started || !step) return { kind: "start-invocation", tool: { id: plan.toolId, version: plan.version } };
   const [call] = step.calls;
-  if (!call.result) return { kind: "run-tools", calls: [plannedCall(call)] };
+  if (!call.result) {
+    const awaited = awaitedOf(call);
+    return awaited.length ? { kind: "await", waits: awaited } : { kind: "run-tools", calls: [plannedCall(call)] };
+  }
   if (call.result.ok) return { kind: "done", output: call.result.output };
   const { kind, message, reason } = call.result.error;
   return {
@@ -215,7 +277,7 @@ export function toolErrorFailure(state: KernelState, limits: TurnLimits): RunFai
   for (const step of state.steps) {
     if (step.kind !== "tools") continue;
     for (const call of step.calls) {
-      if (!call.result || call.result.ok) continue;
+      if (!call.result || call.result.ok || isDeclinedByReviewer(call.result)) continue;
       const { kind, message, reason } = call.result.error;
       if (limits.toolErrors.retryOn.includes(kind) && used < limits.toolErrors.maxRetries) {
         used += 1;
@@ -233,6 +295,11 @@ export function toolErrorFailure(state: KernelState, limits: TurnLimits): RunFai
   }
   return null;
 }
+
+/** Reasons of a call a person declined (or let expire): the result goes back to the model, never counted by toolErrors. */
+export const DECLINED_REASONS = ["approval-rejected", "approval-expired"] as const;
+
+export const isDeclinedByReviewer = (result: ToolCallResult): boolean => !result.ok && (DECLINED_REASONS as readonly string[]).includes(result.error.reason ?? "");
 
 const DATA_OPEN = "<<<data";
 const DATA_CLOSE = "<<<end data>>>";

@@ -18,8 +18,10 @@ import { isRouted } from "@/lib/models/router";
 import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
+import { randomBytes, createHash } from "node:crypto";
 import { runToolCalls } from "@/lib/kernel/scheduler";
-import type { KernelEnvironment, RunScope } from "@/lib/kernel/environment";
+import { isPaused, type ApprovalGateway, type KernelEnvironment, type PauseTicket, type RunScope } from "@/lib/kernel/environment";
+import { argumentsHash, asksForSession, asksWhenUnattended, decideCall, DEFAULT_WAIT_MS, expiredApprovalAction } from "@/lib/kernel/approval-policy";
 import { releasesLease, type CommitPlan, type KernelRun, type KernelStore, type KernelTx, type RunPatch } from "@/lib/kernel/store";
 import {
   foldJournal,
@@ -32,7 +34,7 @@ import {
   type TurnLimits,
 } from "@/lib/kernel/journal";
 import { callIdOf } from "@/lib/kernel/journal";
-import type { JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -134,7 +136,7 @@ export async function advanceRun(ctx: TurnContext, runId: string): Promise<Advan
       case "run-tools":
         return await runTools(turn, step.calls);
       case "await":
-        return "settled";
+        return await resolveAwaited(turn, step.waits);
       case "done":
         return await commit(turn, { events: [{ type: "run-completed", data: { output: step.output } }], patch: { status: "completed", finishedAt: ctx.env.now(), output: step.output } });
       case "failed":
@@ -207,6 +209,11 @@ async function startTurn(turn: Turn): Promise<AdvanceOutcome> {
   const { ctx, scope, state } = turn;
   const created = state.created;
   if (!created) throw new Error(`run ${turn.run.id} has no run-created event of an agent turn`);
+  const definition = turn.definition as AgentDefinition;
+  if (ctx.env.approvals && scope.conversationId && definition.conversationPolicy?.hitlAfterTurns && !state.session) {
+    const { turns } = await ctx.env.conversationHistory(scope, 1);
+    if (asksForSession(definition.conversationPolicy.hitlAfterTurns, turns)) return requestSessionApproval(turn, ctx.env.approvals);
+  }
   const startedAt = turn.run.startedAt ?? ctx.env.now();
   const { provider, ...plan } = await planTurnStart(ctx.env, scope, turn.definition as AgentDefinition, created, startedAt, turn.limits);
   provider?.catch(() => {});
@@ -405,7 +412,8 @@ async function commitModelStep(turn: Turn, data: ModelCalledData, usage: RunPatc
 /** Whether a call's whole life (start and result) can be journaled in the commit that records the model's answer. */
 function completesInCommit(turn: Turn, call: Prepared): boolean {
   if (call.failure || !call.manifest) return true;
-  return turn.ctx.env.runsInCommit(call.manifest);
+  // A call the approval gate may stop goes to the run-tools step, where the gate decides before it starts.
+  return turn.ctx.env.runsInCommit(call.manifest) && passesUnasked(turn, call.manifest);
 }
 
 /** Strips one surrounding Markdown code fence, which models like to add around JSON. */
@@ -490,12 +498,13 @@ async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
 async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcome> {
   const prepared = await Promise.all(calls.map((call) => prepareCall(turn, call)));
   const startedHere = new Set<string>();
-  // The calls of a concurrent group that run outside the commit: their starts are journaled in one commit (one row
-  // lock instead of one per call), still before any of them is invoked.
+  // The calls of a concurrent group that run outside the commit and need nobody's approval: their starts are
+  // journaled in one commit (one row lock instead of one per call), still before any of them is invoked. A call the
+  // gate may stop (an unattended run's tool that asks) is left to executeCall, which asks first.
   const startGroup = async (group: readonly Prepared[]) => {
     const starts: NewEvent[] = [];
     for (const call of group) {
-      if (!call.manifest || call.failure || ctx.env.runsInCommit(call.manifest)) continue;
+      if (!call.manifest || call.failure || ctx.env.runsInCommit(call.manifest) || !passesUnasked(turn, call.manifest)) continue;
       const input = checkedInput(call);
       if (!input.ok) continue;
       starts.push(startedEventOf(turn, call, input.value));
@@ -504,7 +513,18 @@ async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcom
     if (starts.length) await commit(turn, { events: starts });
   };
   const ctx = turn.ctx;
-  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false }, (call) => executeCall(turn, call, startedHere.has(call.callId)), startGroup);
+  // A call that must wait (an approval, a pause) stops the step: later calls start after it is resolved, and the
+  // next advance sees the wait (nextStep → await) and suspends the run.
+  let waiting = false;
+  await runToolCalls(
+    prepared,
+    { parallelToolCalls: turn.definition?.parallelToolCalls !== false },
+    async (call) => {
+      if (waiting && !startedHere.has(call.callId)) return;
+      if ((await executeCall(turn, call, startedHere.has(call.callId))) === "wait") waiting = true;
+    },
+    startGroup,
+  );
   return "continue";
 }
 
@@ -543,11 +563,11 @@ function callRunner(turn: Turn, call: Prepared, input: unknown) {
   };
   const logged = (): NewEvent[] =>
     dropped ? [...logs, { type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, level: "warn", message: `${dropped} more log line(s) dropped (at most ${MAX_LOG_LINES_PER_CALL} per call)`, at: new Date().toISOString() } }] : logs;
-  const invoke = async (tx?: KernelTx) => {
-    const result = await ctx.env.invokeTool({ manifest, input, scope, callId: call.callId, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), signal, tx, log });
+  const invoke = async (tx?: KernelTx, pause?: PauseTicket) => {
+    const result = await ctx.env.invokeTool({ manifest, input, scope, callId: call.callId, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), signal, tx, log, ...(pause ? { pause } : {}) });
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
-    return checkOutput(manifest, result);
+    return isPaused(result) ? result : checkOutput(manifest, result);
   };
   return { invoke, logged };
 }
@@ -555,38 +575,297 @@ function callRunner(turn: Turn, call: Prepared, input: unknown) {
 const completedEvent = (call: Prepared, begin: number, result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: call.callId, toolId: call.toolId, durationMs: Date.now() - begin, ...result } });
 
 /** The events of a call that completes inside a commit: refused before it starts, or a tool that runs in the commit. */
-async function callEvents(turn: Turn, call: Prepared, tx?: KernelTx): Promise<NewEvent[]> {
+async function callEvents(turn: Turn, call: Prepared, tx?: KernelTx, approved?: unknown): Promise<NewEvent[]> {
   const begin = Date.now();
-  const input = checkedInput(call);
+  const input = approved === undefined ? checkedInput(call) : { ok: true as const, value: approved };
   if (!input.ok) return [completedEvent(call, begin, input.result)];
   const { invoke, logged } = callRunner(turn, call, input.value);
   const result = await invoke(tx);
-  return [startedEventOf(turn, call, input.value), ...logged(), completedEvent(call, begin, result)];
+  return [startedEventOf(turn, call, input.value), ...logged(), completedEvent(call, begin, isPaused(result) ? notPausable(call.manifest as ToolManifest) : result)];
 }
 
-/** Performs one call; `started`: its start was already journaled with its group's. */
-async function executeCall(turn: Turn, call: Prepared, started = false): Promise<void> {
-  const { ctx } = turn;
+/**
+ * Performs one call; `started`: its start was already journaled with its group's (it passed the gate unasked).
+ * "wait" when it now waits for a person's approval or for a paused call's answer.
+ */
+async function executeCall(turn: Turn, call: Prepared, started = false): Promise<"done" | "wait"> {
+  const { ctx, scope } = turn;
   const begin = Date.now();
-  const input = checkedInput(call);
-  if (!input.ok) {
-    await commit(turn, { events: [completedEvent(call, begin, input.result)], patch: { addToolCalls: 1 } });
-    return;
+  const checked = checkedInput(call);
+  if (!checked.ok) {
+    await commit(turn, { events: [completedEvent(call, begin, checked.result)], patch: { addToolCalls: 1 } });
+    return "done";
   }
   const manifest = call.manifest as ToolManifest;
+  const version = versionOf(turn, call);
+  let value = checked.value;
+  if (!started) {
+    const gate = await gateCall(turn, call, manifest, version, checked.value);
+    if (gate.kind === "wait") return "wait";
+    if (gate.arguments !== checked.value) {
+      // Approved with edited arguments: they were validated when decided, and are again here (defaults filled).
+      const edited = validatorFor(manifest.input, manifest.transport)(gate.arguments);
+      if (!edited.ok) {
+        await commit(turn, { events: [completedEvent(call, begin, { ok: false, error: { kind: "invalid-arguments", message: `the approved arguments do not match the tool's input schema: ${summarizeIssues(edited.issues)}` } })], patch: { addToolCalls: 1 } });
+        return "done";
+      }
+      value = edited.value;
+    }
+  }
   if (ctx.env.runsInCommit(manifest)) {
     if (ctx.env.needsCommitTransaction?.(manifest) === false) {
-      const events = await callEvents(turn, call);
+      const events = await callEvents(turn, call, undefined, value);
       await commit(turn, { events, patch: { addToolCalls: 1 } });
-      return;
+      return "done";
     }
-    await commit(turn, async (tx) => ({ events: await callEvents(turn, call, tx), patch: { addToolCalls: 1 } }));
-    return;
+    await commit(turn, async (tx) => ({ events: await callEvents(turn, call, tx, value), patch: { addToolCalls: 1 } }));
+    return "done";
   }
-  const { invoke, logged } = callRunner(turn, call, input.value);
-  if (!started) await commit(turn, { events: [startedEventOf(turn, call, input.value)] });
-  const result = await invoke();
-  await commit(turn, { events: [...logged(), completedEvent(call, begin, result)], patch: { addToolCalls: 1 } });
+  const { invoke, logged } = callRunner(turn, call, value);
+  const gateway = ctx.env.approvals;
+  if (manifest.pauses !== true || !gateway) {
+    if (!started) await commit(turn, { events: [startedEventOf(turn, call, value)] });
+    const result = await invoke();
+    await commit(turn, { events: [...logged(), completedEvent(call, begin, isPaused(result) ? notPausable(manifest) : result)], patch: { addToolCalls: 1 } });
+    return "done";
+  }
+  // A pausing tool: its wait token is written (hashed) with the call's start; a call run again gets a new token.
+  const token = `kgw_${randomBytes(24).toString("base64url")}`;
+  const expiresAt = new Date(ctx.env.now().getTime() + DEFAULT_WAIT_MS);
+  let ticket: PauseTicket | undefined;
+  await commit(turn, async (tx) => {
+    const { waitId } = await gateway.createWait(tx, { scope, callId: call.callId, tool: { id: call.toolId, version }, tokenHash: hashToken(token), expiresAt });
+    ticket = { waitId, token, url: gateway.completionUrl(waitId), expiresAt: expiresAt.toISOString() };
+    return { events: [startedEventOf(turn, call, value)] };
+  });
+  const pause = ticket as PauseTicket;
+  const result = await invoke(undefined, pause);
+  if (isPaused(result) && result.paused.waitId === pause.waitId) {
+    const until = new Date(result.paused.expiresAt);
+    const remainingMs = Math.max(0, Date.parse((turn.state.started as RunStart).deadline) - ctx.env.now().getTime());
+    await commit(turn, async (tx) => {
+      await gateway.startWait(tx, pause.waitId, until);
+      return { events: [...logged(), { type: "wait-started", data: { waitId: pause.waitId, callId: call.callId, toolId: call.toolId, expiresAt: until.toISOString(), remainingMs } }] };
+    });
+    return "wait";
+  }
+  await commit(turn, async (tx) => {
+    await gateway.discardWait(tx, pause.waitId);
+    return { events: [...logged(), completedEvent(call, begin, isPaused(result) ? notPausable(manifest) : result)], patch: { addToolCalls: 1 } };
+  });
+  return "done";
+}
+
+/** The version a call's tool resolved to at turn start. */
+const versionOf = (turn: Turn, call: Prepared): string => (turn.state.started as RunStart).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
+
+/**
+ * Whether a call passes the gate without asking anyone and without reading grants: a read-only tool, outside an
+ * unattended run that asks for it (lib/kernel/approval-policy.ts decides the rest in gateCall).
+ */
+function passesUnasked(turn: Turn, manifest: ToolManifest): boolean {
+  if (!turn.ctx.env.approvals) return true;
+  if (manifest.mutating !== false) return false;
+  return turn.state.attended || asksWhenUnattended(manifest) === null;
+}
+
+/** sha256 (hex) of a wait token: only the hash is stored. */
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+function notPausable(manifest: ToolManifest): ToolCallResult {
+  return { ok: false, error: { kind: "tool-error", message: `tool ${manifest.id} answered with a pause, but this call cannot pause (only a pack handler tool with pauses: true can)` } };
+}
+
+// ---- the approval gate ----
+
+type GateOutcome = { kind: "run"; arguments: unknown } | { kind: "wait" };
+
+const conditionValidators = new Map<string, (data: unknown) => DataValidation>();
+
+/** A grant condition's validator (the same safe engine as tool schemas), compiled once per condition text. */
+function conditionMatches(condition: unknown, args: unknown): boolean {
+  if (condition === null || condition === undefined) return true;
+  if (typeof condition !== "object" && typeof condition !== "boolean") return false;
+  const key = JSON.stringify(condition);
+  let validate = conditionValidators.get(key);
+  if (!validate) {
+    try {
+      validate = getValidator(condition as Record<string, unknown>);
+    } catch {
+      // A condition that does not compile matches nothing: the call asks.
+      validate = () => ({ ok: false, issues: [{ path: "", message: "the grant's condition is not a valid schema" }] });
+    }
+    if (conditionValidators.size > 1000) conditionValidators.clear();
+    conditionValidators.set(key, validate);
+  }
+  return validate(args).ok;
+}
+
+function callStateOf(turn: Turn, callId: string) {
+  for (let i = turn.state.steps.length - 1; i >= 0; i--) {
+    const step = turn.state.steps[i];
+    if (step.kind === "repair") continue;
+    const found = step.calls.find((call) => call.callId === callId);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Where a call is about to start: decides whether it may (lib/kernel/approval-policy.ts), and when it may not,
+ * journals `approval-requested` with the approval row in one commit — before the run waits. A call whose approval
+ * was already journaled is never asked again: an approve runs it (with the edited arguments, if any).
+ */
+async function gateCall(turn: Turn, call: Prepared, manifest: ToolManifest, version: string, args: unknown): Promise<GateOutcome> {
+  const gateway = turn.ctx.env.approvals;
+  if (!gateway) return { kind: "run", arguments: args };
+  const known = callStateOf(turn, call.callId)?.approval;
+  if (known?.decided) return known.decided.decision === "approved" ? { kind: "run", arguments: known.decided.arguments ?? args } : { kind: "wait" };
+  if (known) return { kind: "wait" };
+  const { scope, state, run } = turn;
+  const invocation = state.invocation !== null;
+  const unattendedAsk = !state.attended && asksWhenUnattended(manifest) !== null;
+  const toolsAllowedUnattended = unattendedAsk ? await gateway.toolsAllowedUnattended(scope) : [];
+  const needsGrants = !invocation && manifest.mutating !== false && run.agentId !== null && !(unattendedAsk && !toolsAllowedUnattended.includes(manifest.id));
+  const grants = needsGrants ? await gateway.grants(scope, run.agentId as string, manifest.id) : [];
+  const decision = decideCall({
+    manifest,
+    arguments: args,
+    attended: state.attended,
+    invocation,
+    toolsAllowedUnattended,
+    grants: grants.map((grant) => ({ id: grant.id, matches: (value: unknown) => conditionMatches(grant.condition, value) })),
+  });
+  if (decision.kind === "pass") return { kind: "run", arguments: args };
+  const hash = argumentsHash(args);
+  const now = turn.ctx.env.now();
+  const expiresAt = new Date(now.getTime() + gateway.approvalTtlMs());
+  const remainingMs = Math.max(0, Date.parse((state.started as RunStart).deadline) - now.getTime());
+  await commit(turn, async (tx) => {
+    const { approvalId } = await gateway.createApproval(tx, {
+      scope,
+      kind: "tool-call",
+      callId: call.callId,
+      agent: run.agentId && run.agentVersion ? { id: run.agentId, version: run.agentVersion } : null,
+      tool: { id: manifest.id, version },
+      reason: decision.reason,
+      arguments: args,
+      argumentsHash: hash,
+      effects: manifest.effects ?? [],
+      requestedAt: now,
+      expiresAt,
+    });
+    return { events: [{ type: "approval-requested", data: { approvalId, kind: "tool-call", callId: call.callId, toolId: manifest.id, version, reason: decision.reason, argumentsHash: hash, expiresAt: expiresAt.toISOString(), remainingMs } }] };
+  });
+  return { kind: "wait" };
+}
+
+/** hitlAfterTurns: the turn asks a person to continue the conversation before it starts. */
+async function requestSessionApproval(turn: Turn, gateway: ApprovalGateway): Promise<AdvanceOutcome> {
+  const { scope, run } = turn;
+  const now = turn.ctx.env.now();
+  const expiresAt = new Date(now.getTime() + gateway.approvalTtlMs());
+  return commit(turn, async (tx) => {
+    const { approvalId } = await gateway.createApproval(tx, {
+      scope,
+      kind: "session",
+      callId: "session",
+      agent: run.agentId && run.agentVersion ? { id: run.agentId, version: run.agentVersion } : null,
+      tool: null,
+      reason: "hitl-after-turns",
+      arguments: null,
+      argumentsHash: null,
+      effects: [],
+      requestedAt: now,
+      expiresAt,
+    });
+    return { events: [{ type: "approval-requested", data: { approvalId, kind: "session", callId: "session", toolId: null, version: null, reason: "hitl-after-turns", argumentsHash: null, expiresAt: expiresAt.toISOString(), remainingMs: turn.limits.maxWallMs } }] };
+  });
+}
+
+/**
+ * The run waits (nextStep → await): what was decided or answered meanwhile is journaled — re-checked against what
+ * was asked (an approval whose arguments no longer hash to the journaled hash, or that cannot be read, blocks:
+ * the call is not run) — and the run goes on; when nothing was, the run is suspended (no lease, no process).
+ */
+async function resolveAwaited(turn: Turn, waits: AwaitedItem[]): Promise<AdvanceOutcome> {
+  const { ctx } = turn;
+  const gateway = ctx.env.approvals;
+  if (!gateway) return fail(turn, { code: "internal-error", message: "the run waits for an approval, but this server has no approval store" });
+  const approvalIds = waits.flatMap((item) => (item.approvalId ? [item.approvalId] : []));
+  const waitIds = waits.flatMap((item) => (item.waitId ? [item.waitId] : []));
+  const [approvals, tokens] = await Promise.all([approvalIds.length ? gateway.loadApprovals(approvalIds) : [], waitIds.length ? gateway.loadWaits(waitIds) : []]);
+  const events: NewEvent[] = [];
+  let failure: RunFailure | null = null;
+  let toolCalls = 0;
+  const now = ctx.env.now();
+  for (const item of waits) {
+    const deadline = new Date(now.getTime() + item.remainingMs).toISOString();
+    const completed = (result: ToolCallResult): NewEvent => ({ type: "tool-call-completed", data: { callId: item.callId, toolId: callStateOf(turn, item.callId)?.toolId ?? "", durationMs: 0, ...result } });
+    if (item.approvalId) {
+      const record = approvals.find((row) => row.id === item.approvalId && row.runId === turn.run.id && row.callId === item.callId);
+      if (record?.status === "pending") continue;
+      const decided = (decision: "approved" | "rejected" | "expired" | "invalid", extra: { arguments?: unknown; edited?: boolean } = {}): NewEvent => ({
+        type: "approval-decided",
+        data: { approvalId: item.approvalId as string, callId: item.callId, decision, decidedBy: record?.decidedBy ?? null, rationale: record?.rationale ?? null, deadline, ...extra },
+      });
+      const session = item.callId === "session";
+      const intact = record && (session ? record.argumentsHash === null : record.argumentsHash === item.argumentsHash && argumentsHash(record.arguments) === item.argumentsHash);
+      if (!record || !intact || !["approved", "rejected", "expired", "withdrawn"].includes(record.status)) {
+        // Fail closed: the record no longer says what the reviewer was asked; nothing runs.
+        events.push(decided("invalid"));
+        failure ??= { code: "approval-invalid", message: `approval ${item.approvalId} of call ${item.callId} no longer matches what was asked (its record was changed or cannot be read); the call was not run`, details: { approvalId: item.approvalId, callId: item.callId } };
+        continue;
+      }
+      if (record.status === "withdrawn") continue; // the withdrawal ended the run in its own transaction
+      if (record.status === "approved") {
+        const edited = record.editedArguments !== null && record.editedArguments !== undefined;
+        events.push(decided("approved", session ? {} : { arguments: edited ? record.editedArguments : record.arguments, edited }));
+        continue;
+      }
+      if (record.status === "expired" && (session || expiredApprovalAction() === "fail")) {
+        events.push(decided("expired"));
+        if (!session) failure ??= { code: "approval-expired", message: `the approval of call ${item.callId} expired before a person decided`, details: { approvalId: item.approvalId, callId: item.callId } };
+        continue;
+      }
+      events.push(decided(record.status as "rejected" | "expired"));
+      if (!session) {
+        toolCalls += 1;
+        const message = record.status === "expired" ? "the call was not run: its approval expired before a person decided (reason: expired)" : `the call was not run: a person rejected it${record.rationale ? ` (rationale: ${record.rationale})` : ""}`;
+        events.push(completed({ ok: false, error: { kind: "tool-error", reason: record.status === "expired" ? "approval-expired" : "approval-rejected", message } }));
+      }
+      continue;
+    }
+    if (item.waitId) {
+      const record = tokens.find((row) => row.id === item.waitId && row.runId === turn.run.id && row.callId === item.callId);
+      if (record?.status === "pending") continue;
+      const manifest = await pausedManifest(turn, item.callId);
+      toolCalls += 1;
+      if (record?.status === "completed" && manifest) {
+        events.push({ type: "wait-completed", data: { waitId: item.waitId, callId: item.callId, outcome: "completed", deadline } });
+        events.push(completed(checkOutput(manifest, { ok: true, output: record.output })));
+      } else {
+        events.push({ type: "wait-completed", data: { waitId: item.waitId, callId: item.callId, outcome: "expired", deadline } });
+        events.push(completed({ ok: false, error: { kind: "tool-error", reason: "wait-expired", message: "the paused call's wait expired before its answer came" } }));
+      }
+    }
+  }
+  if (events.length) {
+    if (failure) return settle(turn, failurePlan(turn, failure, events, toolCalls ? { addToolCalls: toolCalls } : {}));
+    return commit(turn, { events, patch: toolCalls ? { addToolCalls: toolCalls } : undefined });
+  }
+  let suspended = false;
+  await commit(turn, async (tx) => {
+    suspended = await gateway.stillPending(tx, { approvalIds, waitIds });
+    return suspended ? { events: [], patch: { status: "suspended" } } : { events: [] };
+  });
+  return suspended ? "settled" : "continue";
+}
+
+async function pausedManifest(turn: Turn, callId: string): Promise<ToolManifest | null> {
+  const call = callStateOf(turn, callId);
+  const tool = call && turn.state.started?.resolvedTools.find((item) => item.id === call.toolId);
+  return tool ? manifestOf(turn, tool.id, tool.version) : null;
 }
 
 /** Every result is checked against the tool's `output` schema; a mismatch is the tool's failure. */

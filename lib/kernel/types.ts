@@ -34,6 +34,12 @@ export const isSettledStatus = (status: string): boolean => isTerminalStatus(sta
  * - `no-provider`: no configured model provider satisfies the agent's capabilities.
  * - `provider-*`: the model call failed (see lib/models/provider.ts).
  * - `instructions-render-failed`: the instructions could not be rendered with the run's parameters.
+ * - `approval-rejected`: a session approval (hitlAfterTurns) was rejected, so the turn did not start.
+ * - `approval-expired`: an approval expired and the deployment fails the call's turn (KINDGI_APPROVAL_EXPIRED=fail),
+ *   or a session approval expired.
+ * - `approval-invalid`: an approval's record no longer matches what was asked (its arguments were changed, or it
+ *   cannot be read): fail closed, the call was not run.
+ * - `wait-expired`: a paused call's wait token expired before its answer came (the call fails).
  * - `internal-error`: an unexpected failure; details are in the server log only.
  */
 export type RunFailureCode =
@@ -52,6 +58,10 @@ export type RunFailureCode =
   | "provider-bad-response"
   | "provider-request-failed"
   | "instructions-render-failed"
+  | "approval-rejected"
+  | "approval-expired"
+  | "approval-invalid"
+  | "wait-expired"
   | "internal-error";
 
 export type RunFailure = { code: RunFailureCode; message: string; details?: Record<string, unknown> };
@@ -137,6 +147,42 @@ export type ToolLogLine = { level: "debug" | "info" | "warn" | "error"; message:
 
 export type ToolLoggedData = { callId: string; toolId: string } & ToolLogLine;
 
+/**
+ * The gate asked a person before a call (or, `kind: "session"`, before a turn): journaled before the run waits, so
+ * a policy change during the wait cannot skip the reviewer and a resumed run never asks twice. `remainingMs` is
+ * what was left of the wall-clock budget: the wait does not count against it.
+ */
+export type ApprovalRequestedData = {
+  approvalId: string;
+  kind: "tool-call" | "session";
+  callId: string;
+  toolId: string | null;
+  version: string | null;
+  reason: string;
+  argumentsHash: string | null;
+  expiresAt: string;
+  remainingMs: number;
+};
+
+/** What became of an approval; `arguments` are the ones the call runs with (the edited ones, when edited). */
+export type ApprovalDecidedData = {
+  approvalId: string;
+  callId: string;
+  decision: "approved" | "rejected" | "expired" | "withdrawn" | "invalid";
+  decidedBy: string | null;
+  rationale: string | null;
+  arguments?: unknown;
+  edited?: boolean;
+  /** The new deadline (now + the budget left when the run began to wait). */
+  deadline: string;
+};
+
+/** A call paused on a wait token (its link was handed to another system). */
+export type WaitStartedData = { waitId: string; callId: string; toolId: string; expiresAt: string; remainingMs: number };
+
+/** The answer came (completed: it is the call's result) or the wait expired (the call failed). */
+export type WaitCompletedData = { waitId: string; callId: string; outcome: "completed" | "expired"; deadline: string };
+
 export type OutputRepairData = { attempt: number; issues: Issue[] };
 
 export type JournalEventData = {
@@ -149,6 +195,10 @@ export type JournalEventData = {
   "tool-logged": ToolLoggedData;
   "tool-call-completed": ToolCallCompletedData;
   "output-repair-requested": OutputRepairData;
+  "approval-requested": ApprovalRequestedData;
+  "approval-decided": ApprovalDecidedData;
+  "wait-started": WaitStartedData;
+  "wait-completed": WaitCompletedData;
   "guardrail-flagged": { findings: Finding[] };
   "run-completed": { output: unknown };
   "run-failed": { failure: RunFailure };
@@ -169,6 +219,9 @@ export const isTerminalEvent = (type: string): boolean => type === "run-complete
 /** One tool call the model asked for, with the kernel's own id (`<model call index>.<position>`). */
 export type PlannedCall = { callId: string; providerCallId: string; toolId: string; arguments: unknown };
 
+/** What a waiting run waits on: an approval (of a call, or of the session before a turn) or a paused call's wait token. */
+export type AwaitedItem = { callId: string; reason: string; approvalId?: string; waitId?: string; argumentsHash?: string | null; remainingMs: number };
+
 /**
  * What the run does next. An agent turn starts with `start-turn`, then alternates `call-model` and `run-tools`; a
  * tool invocation starts with `start-invocation`, then one `run-tools` with its one call, then `done` with the call's
@@ -180,6 +233,6 @@ export type Step =
   | { kind: "start-invocation"; tool: { id: string; version: string } }
   | { kind: "call-model" }
   | { kind: "run-tools"; calls: PlannedCall[] }
-  | { kind: "await"; waits: { callId: string; reason: string }[] }
+  | { kind: "await"; waits: AwaitedItem[] }
   | { kind: "done"; output: unknown }
   | { kind: "failed"; failure: RunFailure };

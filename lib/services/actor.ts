@@ -26,6 +26,14 @@ export function requireWrite(actor: Actor): void {
   if (!canWrite(actor)) throw new AppError("permission-denied", "a viewer cannot change anything");
 }
 
+/**
+ * Deciding an approval needs a person: a service account's key (an unattended caller) or a viewer → 403.
+ */
+export function requireDecider(actor: Actor): void {
+  if (actor.isService) throw new AppError("permission-denied", "a service account cannot decide approvals: a person must", { reason: "service-account" });
+  if (!canWrite(actor)) throw new AppError("permission-denied", "a viewer cannot decide approvals");
+}
+
 export function requireAdmin(actor: Actor): void {
   if (!isAdmin(actor)) throw new AppError("permission-denied", "only a tenant admin can do this");
 }

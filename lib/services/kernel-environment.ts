@@ -22,7 +22,7 @@ import { invokeMcpTool } from "@/lib/tools/mcp/invoke";
 import { mcpConnectionConfig } from "@/lib/services/mcp-endpoints";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { KernelEnvironment, ToolInvocation } from "@/lib/kernel/environment";
+import type { KernelEnvironment, PausedOutcome, ToolInvocation } from "@/lib/kernel/environment";
 import type { ToolCallResult } from "@/lib/kernel/types";
 
 /** Parsed documents by catalog row id: a registered version never changes, only its status does. */
@@ -37,7 +37,7 @@ function parseCached(rowId: string, text: string): unknown {
   return value;
 }
 
-async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
+async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome> {
   const { manifest, scope } = call;
   const invocability = toolInvocability(manifest);
   if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: invocability.failureReason ?? "transport-unavailable" } };
@@ -65,7 +65,9 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult> {
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
       log: (line) => call.log?.(line),
       connections: connections.value,
+      ...(call.pause ? { pause: call.pause } : {}),
     });
+    if (result.ok && result.paused) return { paused: result.paused };
     return result.ok ? { ok: true, output: result.output } : { ok: false, error: { kind: "tool-error", message: result.error.message, reason: result.error.reason } };
   }
   if (invocability.invoker === "mcp" && manifest.mcpEndpoint) {

@@ -6,12 +6,14 @@ import { databaseConfig } from "@/lib/db/config";
 import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
 import { dbKernelStore } from "@/lib/services/kernel-store";
 import { KernelWorker, workerOptionsFromEnv } from "@/lib/kernel/worker";
+import { dbApprovalGateway } from "@/lib/services/approvals";
 
 const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };
 
 /** The worker of this process (created on first use; `startKernel` also makes it poll). */
 export function getKernel(): KernelWorker {
-  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, dbKernelEnvironment, workerOptionsFromEnv());
+  // The approval gate and pauses are on in the product; the turn loop's own tests run without them.
+  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv());
   return holder.kindgiKernel;
 }
 

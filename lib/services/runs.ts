@@ -14,11 +14,13 @@ import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { cached } from "@/lib/services/tenant-generation";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
 import { getKernel } from "@/lib/services/kernel";
+import { withdrawOpenInTx } from "@/lib/services/approvals";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
 import { dbKernelStore, insertRun } from "@/lib/services/kernel-store";
 import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
 import type { KernelRun } from "@/lib/kernel/store";
 import { planTurnStart, type TurnSession } from "@/lib/kernel/turn";
+import { asksForSession } from "@/lib/kernel/approval-policy";
 import { renderPreview } from "@/lib/agents/parameters";
 import { isRouted } from "@/lib/models/router";
 import type { ModelProvider } from "@/lib/models/provider";
@@ -152,7 +154,12 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
   const runId = randomUUID();
   // The turn starts in the statement that creates the run (its creator holds the lease): tools, guardrails and the
   // model resolved, instructions rendered, facts retrieved — or the run is written failed, with the reason.
-  const { provider, ...start } = await planTurnStart(dbKernelEnvironment, { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId, userId: actor.userId }, agent.definition, created, new Date());
+  const scope = { tenantId: actor.tenantId, projectId: agent.projectId, conversationId, runId, userId: actor.userId };
+  // A conversation whose agent asks a person to continue after every N turns (hitlAfterTurns): the kernel asks for
+  // that session approval before the turn starts, so the start is left to it.
+  const hitlAfterTurns = agent.definition.conversationPolicy?.hitlAfterTurns;
+  const asksSession = conversationId !== null && hitlAfterTurns !== undefined && asksForSession(hitlAfterTurns, (await dbKernelEnvironment.conversationHistory(scope, 1)).turns);
+  const { provider, ...start } = asksSession ? { provider: undefined, failed: false, events: [] as NewEvent[], patch: undefined } : await planTurnStart(dbKernelEnvironment, scope, agent.definition, created, new Date());
   const events: NewEvent[] = [{ type: "run-created", data: created }, ...start.events];
   const row = await insertRun({
     id: runId,
@@ -177,9 +184,9 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
     kernel.events.emit(`run:${runId}`);
     return { status: wait ? 201 : 202, body: runView(row) };
   }
-  const turn = (start.events[0] as Extract<NewEvent, { type: "turn-started" }>).data;
   const providers = new Map<string, ModelProvider | null>();
-  if (provider) providers.set(turn.provider.id, await provider);
+  const turn = start.events[0]?.type === "turn-started" ? start.events[0].data : null;
+  if (provider && turn) providers.set(turn.provider.id, await provider);
   return executeNewRun(row, { wait, wallMs: agent.definition.budget?.maxWallMs ?? DEFAULT_MAX_WALL_MS, session: { definition: agent.definition, events: journalOf(row, events), providers } });
 }
 
@@ -306,6 +313,7 @@ export async function cancelRun(actor: Actor, runId: string): Promise<RunView> {
     if (updated.count === 0) return null;
     const row = await tx.run.findUniqueOrThrow({ where: { id: runId } });
     await tx.runEvent.create({ data: { tenantId: row.tenantId, runId, seq: row.lastSeq, type: "run-cancelled", data: { by: actor.userId } } });
+    await withdrawOpenInTx(tx, runId);
     return row;
   });
   if (!cancelled) throw new AppError("run-already-terminal", `run ${runId} finished before it could be cancelled`, { runId });

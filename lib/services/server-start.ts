@@ -5,6 +5,7 @@ import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
 import { startNotificationDispatcher } from "@/lib/services/notifications";
 import { startScheduler } from "@/lib/services/schedules";
+import { startApprovalSweeper } from "@/lib/services/approvals";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 
 /** Prints the first tenant's credentials once, when this start created them. */
@@ -39,6 +40,7 @@ export async function startServer(): Promise<void> {
   // Triggers and notifications: fire due schedules, send due notifications (both share the work across replicas).
   startScheduler();
   startNotificationDispatcher();
+  startApprovalSweeper();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }

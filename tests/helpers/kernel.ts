@@ -91,3 +91,21 @@ export async function waitForRun(tenant: TestTenant, runId: string, done: (run: 
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a turn with wait; each time it is suspended on an approval (a mutating call), a person approves it, until
+ * the run is finished. Returns the finished run.
+ */
+export async function runTurnApproving(tenant: TestTenant, agent: { id: string; version?: string }, userMessage: string, extra: Parameters<typeof startRun>[3] = {}) {
+  let run = await runTurn(tenant, agent, userMessage, extra);
+  for (let rounds = 0; run.status === "suspended" && rounds < 50; rounds++) {
+    const pending = await call("GET", `/v1/approvals?runId=${run.id}&status=pending`, { key: tenant.key });
+    for (const approval of pending.body.data) {
+      const decided = await call("POST", `/v1/approvals/${approval.id}/complete`, { key: tenant.key, body: { decision: "approve" } });
+      if (decided.status !== 200) throw new Error(`approval failed: ${decided.status} ${decided.text}`);
+    }
+    // The decision puts the run back to running at once: the next settled state is its end or its next wait.
+    run = await waitForRun(tenant, run.id);
+  }
+  return run;
+}

@@ -2,6 +2,7 @@ import type { Operation } from "@/lib/api/operation";
 import * as agents from "@/lib/api/operations/agents";
 import * as audit from "@/lib/api/operations/audit";
 import * as connections from "@/lib/api/operations/connections";
+import * as approvals from "@/lib/api/operations/approvals";
 import * as conversations from "@/lib/api/operations/conversations";
 import * as guardrails from "@/lib/api/operations/guardrails";
 import * as identity from "@/lib/api/operations/identity";
@@ -17,6 +18,6 @@ import * as tools from "@/lib/api/operations/tools";
 import * as triggers from "@/lib/api/operations/triggers";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, members, memory, conversations, runs, triggers, connections, notifications, audit]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, members, memory, conversations, runs, approvals, triggers, connections, notifications, audit]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);

@@ -9,7 +9,7 @@ const failureSchema = {
   type: "object",
   required: ["code", "message"],
   properties: {
-    code: { type: "string", description: "Stable failure code (a tool invocation's failure: tool-invocation-failed with `details.kind` and, when the invoker gives one, `details.reason` such as network-denied; tool-version-unresolvable; budget-exceeded): budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-* (a tenant provider whose key secret is gone: provider-auth-failed), instructions-render-failed, internal-error." },
+    code: { type: "string", description: "Stable failure code (a tool invocation's failure: tool-invocation-failed with `details.kind` and, when the invoker gives one, `details.reason` such as network-denied; tool-version-unresolvable; budget-exceeded): budget-exceeded, unresolved-tool, tool-invocation-failed, output-schema-violation, guardrail-violation, unresolved-guardrail, tool-version-unresolvable, agent-unavailable, no-provider, provider-* (a tenant provider whose key secret is gone: provider-auth-failed), instructions-render-failed, approval-rejected (a session approval was rejected), approval-expired (an approval expired and KINDGI_APPROVAL_EXPIRED=fail, or a session approval expired), approval-invalid (an approval's record no longer matches what was asked: the call was not run), internal-error." },
     message: { type: "string" },
     details: { type: "object", additionalProperties: true },
   },
@@ -89,7 +89,7 @@ const eventSchema = {
   required: ["seq", "type", "data", "createdAt"],
   properties: {
     seq: { type: "integer", minimum: 1 },
-    type: { enum: ["run-created", "run-resumed", "turn-started", "invocation-started", "model-called", "tool-call-started", "tool-logged", "tool-call-completed", "output-repair-requested", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
+    type: { enum: ["run-created", "run-resumed", "turn-started", "invocation-started", "model-called", "tool-call-started", "tool-logged", "tool-call-completed", "output-repair-requested", "approval-requested", "approval-decided", "wait-started", "wait-completed", "guardrail-flagged", "run-completed", "run-failed", "run-cancelled"] },
     data: { type: "object", additionalProperties: true },
     createdAt: dateTime,
   },

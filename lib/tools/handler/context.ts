@@ -37,8 +37,31 @@ export interface HandlerContext {
   readonly log: HandlerLog;
   /** Accounts at other apps the tool declares in `needsSpec.connections`, by its names for them, resolved for this call. */
   readonly connections: Readonly<Record<string, HandlerConnection>>;
-  /** Makes the run wait for another system's answer (for tools with `pauses: true`); not available yet: throws. */
-  pause(): never;
+  /**
+   * For a tool with `pauses: true`: the call's wait token and completion link. Hand them to the other system and
+   * answer with the returned value (`return context.pause()`): the run waits — 24 h by default, `timeoutMs` up to
+   * 24 days — and what the system posts to the link (`POST <url>` with `{"token", "output"}`), valid against the
+   * tool's `output`, becomes the call's result. Throws (code `pause-unavailable`) for a tool that cannot pause.
+   */
+  pause(options?: { timeoutMs?: number }): HandlerPause;
+}
+
+/** What `context.pause()` returns: answer with it. */
+export type HandlerPause = { "kindgi:pause": string; waitId: string; token: string; url: string; expiresAt: string };
+
+/** The wait a pausing call was given (passed to every sandbox level as plain data). */
+export type PauseData = { waitId: string; token: string; url: string; expiresAt: string };
+
+const MAX_PAUSE_MS = 24 * 24 * 60 * 60 * 1000;
+
+/** `context.pause` over `data` (null: the tool cannot pause). */
+export function pauseOf(data: PauseData | null | undefined): (options?: { timeoutMs?: number }) => HandlerPause {
+  return (options) => {
+    if (!data) throw Object.assign(new Error("this tool cannot pause: only a pack handler tool with pauses: true can"), { code: "pause-unavailable" });
+    const timeoutMs = options?.timeoutMs;
+    const expiresAt = typeof timeoutMs === "number" && Number.isFinite(timeoutMs) && timeoutMs > 0 ? new Date(Date.now() + Math.min(timeoutMs, MAX_PAUSE_MS)).toISOString() : data.expiresAt;
+    return { "kindgi:pause": data.waitId, waitId: data.waitId, token: data.token, url: data.url, expiresAt };
+  };
 }
 
 /** Failure reasons of a handler call (`tool-call-completed` error `reason`, and the run's failure `details.reason`). */

@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { HandlerConnection, HandlerContext, HandlerFailureReason, HandlerLogLine } from "@/lib/tools/handler/context";
+import { pauseOf, type HandlerConnection, type HandlerContext, type HandlerFailureReason, type HandlerLogLine, type PauseData } from "@/lib/tools/handler/context";
 import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
 import { childSource, workerSource } from "@/lib/tools/handler/sandbox-runner";
 
@@ -31,10 +31,12 @@ export type HandlerInvokeContext = {
   log(line: HandlerLogLine): void;
   /** The tool's `needsSpec.connections`, resolved for this call (their access tokens are redacted like secrets). */
   connections?: Readonly<Record<string, HandlerConnection>>;
+  /** A pausing call's wait (tools with `pauses: true`): what `context.pause()` returns. */
+  pause?: PauseData;
 };
 
 export type HandlerInvokeResult =
-  | { ok: true; output: unknown }
+  | { ok: true; output: unknown; paused?: { waitId: string; expiresAt: string } }
   | { ok: false; error: { kind: "tool-error"; reason: HandlerFailureReason; message: string } };
 
 type Failure = { ok: false; error: { kind: "tool-error"; reason: HandlerFailureReason; message: string } };
@@ -66,11 +68,14 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
     secrets,
     redact,
   };
-  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest), connections };
+  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest), connections, pause: manifest.pauses === true ? (context.pause ?? null) : null };
   if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
   const sandbox = manifest.sandbox ?? "none";
   const result = sandbox === "none" ? await runInProcess(ref.modulePath, input, data, host) : await runInSandbox(sandbox, manifest, ref.modulePath, input, data, host);
-  if (result.ok) return { ok: true, output: redactDeep(result.output, secrets) };
+  if (result.ok) {
+    const paused = pausedBy(result.output, data.pause);
+    return paused ? { ok: true, output: null, paused } : { ok: true, output: redactDeep(result.output, secrets) };
+  }
   return { ok: false, error: { ...result.error, message: redact(result.error.message) } };
 }
 
@@ -80,7 +85,16 @@ function freezeConnections(connections: Readonly<Record<string, HandlerConnectio
   return Object.freeze(Object.fromEntries(Object.entries(connections).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) as unknown as string[] })])));
 }
 
-type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown>; connections: Readonly<Record<string, HandlerConnection>> };
+type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown>; connections: Readonly<Record<string, HandlerConnection>>; pause: PauseData | null };
+
+/** The handler answered with its pause (the value `context.pause()` returned for this call). */
+function pausedBy(output: unknown, pause: PauseData | null): { waitId: string; expiresAt: string } | null {
+  if (!pause || typeof output !== "object" || output === null) return null;
+  const value = output as Record<string, unknown>;
+  if (value["kindgi:pause"] !== pause.waitId) return null;
+  const expiresAt = typeof value.expiresAt === "string" && !Number.isNaN(Date.parse(value.expiresAt)) ? value.expiresAt : pause.expiresAt;
+  return { waitId: pause.waitId, expiresAt };
+}
 
 type CallHost = {
   declaredSecrets: Record<string, Record<string, unknown>>;
@@ -196,9 +210,7 @@ async function runInProcess(modulePath: string, input: unknown, data: CallData, 
     },
     log,
     connections: freezeConnections(data.connections),
-    pause: (): never => {
-      throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" });
-    },
+    pause: pauseOf(data.pause),
   });
   try {
     const output = await handler(input, context);

@@ -49,7 +49,11 @@ function makeContext(id, data, signal) {
     },
     log,
     connections: Object.freeze(Object.fromEntries(Object.entries(data.connections ?? {}).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) })]))),
-    pause: () => { throw Object.assign(new Error("pause() is not available on this server yet"), { code: "pause-unavailable" }); },
+    pause: (options) => {
+      if (!data.pause) throw Object.assign(new Error("this tool cannot pause: only a pack handler tool with pauses: true can"), { code: "pause-unavailable" });
+      const ms = options && typeof options.timeoutMs === "number" && Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 ? Math.min(options.timeoutMs, 24 * 24 * 3600 * 1000) : null;
+      return { "kindgi:pause": data.pause.waitId, waitId: data.pause.waitId, token: data.pause.token, url: data.pause.url, expiresAt: ms === null ? data.pause.expiresAt : new Date(Date.now() + ms).toISOString() };
+    },
   });
 }
 async function onMessage(message) {

@@ -1,0 +1,98 @@
+/**
+ * Expiry, on a server of this file's own with short waits (KINDGI_APPROVAL_TTL_MS=1500, a sweeper every 200 ms):
+ * an approval nobody decides expires and goes back to the model as a rejection with reason `expired` (the default
+ * KINDGI_APPROVAL_EXPIRED=reject), and the turn continues; a paused call whose wait passes fails.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, expectError } from "./helpers/api";
+import { script, sleep } from "./helpers/kernel";
+import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
+
+const operatorToken = newOperatorToken();
+let server: RunningServer;
+let database: { url: string; drop: () => Promise<void> } | null = null;
+let folder: string;
+let receiver: RecordingServer;
+let tenant: { key: string; projectId: string };
+
+beforeAll(async () => {
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-expiry-"));
+  fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
+  receiver = await startRecordingServer((request, response) => sendJson(response, 200, { ok: true }));
+  if (process.env.KINDGI_TEST_DATABASE_URL) database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL);
+  server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_APPROVAL_TTL_MS: "1500", KINDGI_APPROVAL_SWEEP_MS: "200" } });
+  const created = await call("POST", "/v1/tenants", { key: operatorToken, body: { name: "expiry" }, baseUrl: server.baseUrl });
+  tenant = { key: created.body.apiKey.key, projectId: created.body.project.id };
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await receiver?.close();
+  await database?.drop();
+  if (server?.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
+  if (folder) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+const api = (method: string, urlPath: string, body?: unknown) => call(method, urlPath, { key: tenant.key, body, baseUrl: server.baseUrl });
+
+async function waitFor(runId: string, done: (run: any) => boolean, timeoutMs = 20_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await api("GET", `/v1/runs/${runId}`);
+    if (done(response.body)) return response.body;
+    if (Date.now() > deadline) throw new Error(`run ${runId}: ${response.text}`);
+    await sleep(100);
+  }
+}
+
+async function register(kind: "tools" | "agents", body: Record<string, unknown>) {
+  const response = await api("POST", `/v1/${kind}`, { projectId: tenant.projectId, ...body });
+  expect(response.status, response.text).toBe(201);
+}
+
+describe("expiry", () => {
+  it("an expired approval reaches the model as a rejection with reason expired, and the turn continues", async () => {
+    await register("tools", { id: "acme.send", description: "Sends.", version: "1.0.0", input: { type: "object" }, output: { type: "object" }, network: { kind: "allowlist", hosts: [receiver.hostPort] }, spec: { kind: "http", method: "POST", urlTemplate: `${receiver.origin}/send`, requestBody: { kind: "json-input" } } });
+    await register("agents", { id: "acme.sender", version: "1.0.0", name: "Sender", instructions: "Send.", capabilities: [{}], tools: [{ id: "acme.send", version: "1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted" });
+    const started = await api("POST", "/v1/runs", { agent: { id: "acme.sender" }, input: { userMessage: script({ toolCalls: [{ name: "acme.send", arguments: { to: "x" } }] }, { text: "nobody answered" }) } });
+    expect(started.body.status).toBe("suspended");
+    const [approval] = (await api("GET", `/v1/approvals?runId=${started.body.id}`)).body.data;
+    expect(Date.parse(approval.expiresAt) - Date.parse(approval.requestedAt)).toBe(1500);
+    const done = await waitFor(started.body.id, (run) => run.status === "completed");
+    expect(done.output).toBe("nobody answered");
+    expect((await api("GET", `/v1/approvals/${approval.id}`)).body.status).toBe("expired");
+    const events = (await api("GET", `/v1/runs/${started.body.id}/journal?limit=1000`)).body.data;
+    expect(events.find((event: any) => event.type === "approval-decided").data).toMatchObject({ decision: "expired" });
+    const result = events.find((event: any) => event.type === "tool-call-completed").data;
+    expect(result).toMatchObject({ ok: false, error: { reason: "approval-expired" } });
+    expect(result.error.message).toContain("expired");
+    expect(receiver.requests.filter((request) => request.url === "/send")).toEqual([]);
+    expectError(await api("POST", `/v1/approvals/${approval.id}/complete`, { decision: "approve" }), 409, "run-already-terminal");
+  });
+
+  it("a paused call whose wait passes fails (wait-expired); its link then takes no answer", async () => {
+    await register("tools", {
+      id: "acme.ask",
+      description: "Asks another system.",
+      version: "1.0.0",
+      input: { type: "object", properties: { notify: { type: "string" }, timeoutMs: { type: "integer" } }, required: ["notify"] },
+      output: { type: "object" },
+      mutating: false,
+      pauses: true,
+      network: { kind: "allowlist", hosts: [receiver.hostPort] },
+      codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "pauser.mjs") },
+    });
+    await register("agents", { id: "acme.asker", version: "1.0.0", name: "Asker", instructions: "Ask.", capabilities: [{}], tools: [{ id: "acme.ask", version: "1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted" });
+    const started = await api("POST", "/v1/runs", { agent: { id: "acme.asker" }, input: { userMessage: script({ toolCalls: [{ name: "acme.ask", arguments: { notify: `${receiver.origin}/notify`, timeoutMs: 1000 } }] }, { text: "never" }) } });
+    expect(started.body.status).toBe("suspended");
+    const done = await waitFor(started.body.id, (run) => run.status === "failed");
+    expect(done.failure).toMatchObject({ code: "tool-invocation-failed", details: { reason: "wait-expired" } });
+    const handed = JSON.parse(receiver.requests.find((request) => request.url === "/notify")!.body);
+    expectError(await call("POST", `/v1/waits/${handed.waitId}/complete`, { body: { token: handed.token, output: {} }, baseUrl: server.baseUrl }), 409, "wait-not-pending");
+  });
+});
