@@ -1,6 +1,6 @@
 /**
- * Server-sent events for run journals: `id: <runId>:<seq>`, `event: <type>`, `data: <event JSON>`, with a comment
- * line every 15 s so proxies keep the connection open.
+ * Server-sent event streams: run journals (`id: <runId>:<seq>`) and the approval inbox (`id: <seq>`), each
+ * `event: <type>`, `data: <event JSON>`, with a comment line every 15 s so proxies keep the connection open.
  */
 import { baseHeaders } from "@/lib/api/respond";
 import type { JournalEvent } from "@/lib/kernel/types";
@@ -11,8 +11,11 @@ export function formatEvent(runId: string, event: JournalEvent): string {
   return `id: ${runId}:${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** The response streaming `first` and then the rest of `events`; it closes when they end or the client leaves. */
-export function eventStream(runId: string, first: IteratorResult<JournalEvent>, events: AsyncGenerator<JournalEvent>, signal: AbortSignal): Response {
+/**
+ * The response streaming the frames `frames` yields (a null frame sends nothing); it closes when they end or the
+ * client leaves. `what` names the stream in the server log when it fails.
+ */
+export function sseResponse(frames: AsyncGenerator<string | null>, signal: AbortSignal, what: string, onCancel: () => void): Response {
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | undefined;
   const stream = new ReadableStream<Uint8Array>({
@@ -20,10 +23,9 @@ export function eventStream(runId: string, first: IteratorResult<JournalEvent>, 
       heartbeat = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), HEARTBEAT_MS);
       try {
         controller.enqueue(encoder.encode("retry: 1000\n\n"));
-        if (!first.done) controller.enqueue(encoder.encode(formatEvent(runId, first.value)));
-        if (!first.done) for await (const event of events) controller.enqueue(encoder.encode(formatEvent(runId, event)));
+        for await (const frame of frames) if (frame) controller.enqueue(encoder.encode(frame));
       } catch (error) {
-        if (!signal.aborted) console.error(`[kindgi] stream of run ${runId} failed:`, error instanceof Error ? error.message : error);
+        if (!signal.aborted) console.error(`[kindgi] ${what} failed:`, error instanceof Error ? error.message : error);
       } finally {
         clearInterval(heartbeat);
         try {
@@ -35,8 +37,18 @@ export function eventStream(runId: string, first: IteratorResult<JournalEvent>, 
     },
     cancel() {
       clearInterval(heartbeat);
-      void events.return(undefined);
+      onCancel();
     },
   });
   return new Response(stream, { status: 200, headers: { ...baseHeaders, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" } });
+}
+
+/** The response streaming `first` and then the rest of `events`; it closes when they end or the client leaves. */
+export function eventStream(runId: string, first: IteratorResult<JournalEvent>, events: AsyncGenerator<JournalEvent>, signal: AbortSignal): Response {
+  async function* frames(): AsyncGenerator<string> {
+    if (first.done) return;
+    yield formatEvent(runId, first.value);
+    for await (const event of events) yield formatEvent(runId, event);
+  }
+  return sseResponse(frames(), signal, `stream of run ${runId}`, () => void events.return(undefined));
 }

@@ -9,6 +9,7 @@
  * Outbound URLs follow the network rules of HTTP tools: loopback, private and link-local addresses are refused unless
  * KINDGI_NOTIFICATIONS_ALLOW_PRIVATE_URLS=1; cloud metadata addresses always.
  */
+import { startBackgroundLoop, type BackgroundLoop } from "@/lib/services/background-loop";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { randomUUID } from "node:crypto";
@@ -304,7 +305,7 @@ export async function dispatchDueNotifications(): Promise<number> {
   return claimed.length;
 }
 
-const holder = globalThis as unknown as { kindgiDispatcher?: { wake: () => void } };
+const holder = globalThis as unknown as { kindgiDispatcher?: BackgroundLoop };
 
 /** Runs a dispatcher pass soon (after an enqueue in this process) instead of at the next poll. */
 function wakeDispatcher(): void {
@@ -315,27 +316,8 @@ function wakeDispatcher(): void {
 export function startNotificationDispatcher(): void {
   if (holder.kindgiDispatcher) return;
   const pollMs = Math.max(50, Number(process.env.KINDGI_NOTIFICATION_POLL_MS) || 1000);
-  let timer: NodeJS.Timeout | null = null;
-  let running = false;
-  let again = false;
-  const pass = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    if (timer) clearTimeout(timer);
-    try {
-      await dispatchDueNotifications();
-    } catch (error) {
-      console.error("[kindgi] the notification dispatcher pass failed:", error instanceof Error ? error.message : error);
-    } finally {
-      running = false;
-      timer = setTimeout(() => void pass(), again ? 0 : pollMs);
-      again = false;
-      timer.unref();
-    }
-  };
-  holder.kindgiDispatcher = { wake: () => void pass() };
-  void pass();
+  holder.kindgiDispatcher = startBackgroundLoop("notification dispatcher", pollMs, async () => {
+    await dispatchDueNotifications();
+    return null;
+  });
 }

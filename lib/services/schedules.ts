@@ -7,6 +7,7 @@
  * the same transaction: of two replicas only one fires a tick. Ticks missed while no server ran are not replayed one
  * by one: the oldest missed tick fires once (marked `missed`), and the next tick is the first one after now.
  */
+import { startBackgroundLoop, type BackgroundLoop } from "@/lib/services/background-loop";
 import { Cron } from "croner";
 import type { Prisma, Schedule, ScheduleFire } from "@/lib/generated/prisma/client";
 import { getDb, type DbTx } from "@/lib/db";
@@ -238,7 +239,7 @@ export async function fireDueSchedules(now = new Date()): Promise<number> {
   return due.length;
 }
 
-const holder = globalThis as unknown as { kindgiScheduler?: { wake: () => void } };
+const holder = globalThis as unknown as { kindgiScheduler?: BackgroundLoop };
 
 /** Runs a scheduler pass now (a schedule created or resumed in this process may be due before the next pass). */
 function wakeScheduler(): void {
@@ -253,31 +254,10 @@ function wakeScheduler(): void {
 export function startScheduler(): void {
   if (holder.kindgiScheduler) return;
   const maxSleepMs = Math.max(50, Number(process.env.KINDGI_SCHEDULER_POLL_MS) || 1000);
-  let timer: NodeJS.Timeout | null = null;
-  let running = false;
-  let again = false;
-  const pass = async () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    if (timer) clearTimeout(timer);
-    let sleepMs = maxSleepMs;
-    try {
-      await fireDueSchedules();
-      const db = await getDb();
-      const soonest = await db.schedule.findFirst({ where: { status: "active", nextFireAt: { not: null } }, orderBy: { nextFireAt: "asc" }, select: { nextFireAt: true } });
-      if (soonest?.nextFireAt) sleepMs = Math.min(maxSleepMs, Math.max(5, soonest.nextFireAt.getTime() - Date.now() + 5));
-    } catch (error) {
-      console.error("[kindgi] the scheduler pass failed:", error instanceof Error ? error.message : error);
-    } finally {
-      running = false;
-      timer = setTimeout(() => void pass(), again ? 0 : sleepMs);
-      again = false;
-      timer.unref();
-    }
-  };
-  holder.kindgiScheduler = { wake: () => void pass() };
-  void pass();
+  holder.kindgiScheduler = startBackgroundLoop("scheduler", maxSleepMs, async () => {
+    await fireDueSchedules();
+    const db = await getDb();
+    const soonest = await db.schedule.findFirst({ where: { status: "active", nextFireAt: { not: null } }, orderBy: { nextFireAt: "asc" }, select: { nextFireAt: true } });
+    return soonest?.nextFireAt ? Math.min(maxSleepMs, Math.max(5, soonest.nextFireAt.getTime() - Date.now() + 5)) : null;
+  });
 }

@@ -1,0 +1,34 @@
+/**
+ * A background loop of the server process (the scheduler, the notification dispatcher): one pass at a time, the
+ * next after the sleep the pass asks for, and at once when woken during or between passes (work queued in this
+ * process). A failing pass is logged and the loop goes on.
+ */
+export type BackgroundLoop = { wake: () => void };
+
+/** Starts the loop. `pass` answers how long to sleep before the next pass (null: `defaultSleepMs`). */
+export function startBackgroundLoop(name: string, defaultSleepMs: number, pass: () => Promise<number | null | void>): BackgroundLoop {
+  let timer: NodeJS.Timeout | null = null;
+  let running = false;
+  let again = false;
+  const run = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    if (timer) clearTimeout(timer);
+    let sleepMs = defaultSleepMs;
+    try {
+      sleepMs = (await pass()) ?? defaultSleepMs;
+    } catch (error) {
+      console.error(`[kindgi] the ${name} pass failed:`, error instanceof Error ? error.message : error);
+    } finally {
+      running = false;
+      timer = setTimeout(() => void run(), again ? 0 : sleepMs);
+      again = false;
+      timer.unref();
+    }
+  };
+  void run();
+  return { wake: () => void run() };
+}
