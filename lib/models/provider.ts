@@ -79,7 +79,19 @@ export type ModelProviderErrorCode =
   | "provider-request-failed";
 
 /** A failed model call. The message names the provider and summarizes its answer; it never contains the API key. */
+/** Marks every ModelProviderError, whichever copy of this module made it (see below). */
+const PROVIDER_ERROR = Symbol.for("kindgi.model-provider-error");
+
 export class ModelProviderError extends Error {
+  /**
+   * Next.js bundles the instrumentation hook (where the kernel worker starts) and the route handlers (where a run's
+   * first provider may be built) separately, so two copies of this class can meet: `instanceof` checks the mark.
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PROVIDER_ERROR] === true;
+  }
+
+  readonly [PROVIDER_ERROR] = true;
   readonly code: ModelProviderErrorCode;
   /** The last HTTP status, when there was one. */
   readonly status?: number;
