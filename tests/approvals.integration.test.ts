@@ -13,6 +13,7 @@ import path from "node:path";
 import pg from "pg";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
 import { call, expectError, type TestTenant } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
 import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
@@ -25,7 +26,7 @@ let folder: string;
 let receiver: RecordingServer;
 let tenant: TestTenant;
 const secretsKey = randomBytes(32).toString("base64");
-const env = () => ({ NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: secretsKey });
+const env = () => ({ NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: secretsKey, KINDGI_NOTIFICATIONS_ALLOW_PRIVATE_URLS: "1" });
 
 beforeAll(async () => {
   folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-approvals-"));
@@ -360,6 +361,31 @@ async function readEvents(response: Response, until: (events: { id: string; even
   await reader.cancel();
   return events;
 }
+
+describe("approval notifications", () => {
+  it("an approval asked for and decided reaches the project's endpoint signed, with a link to it and never its arguments", async () => {
+    const endpoint = await api("POST", "/v1/notification-endpoints", { url: `${receiver.origin}/notify-approvals`, format: "standard-webhooks", events: ["approval.requested", "approval.decided"] });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const toolId = await tool();
+    const started = await run(await agent([toolId]), [{ toolCalls: [{ name: toolId, arguments: { word: "confidential-word-4711" } }] }, { text: "done" }]);
+    const approval = await pendingOf(started.id);
+    expect((await decide(approval.id, { decision: "approve", rationale: "fine" })).status).toBe(200);
+    await waitFor(started.id, finished);
+    const deadline = Date.now() + 20_000;
+    let hooks = receiver.requests.filter((request) => request.url === "/notify-approvals");
+    while (hooks.length < 2 && Date.now() < deadline) {
+      await sleep(100);
+      hooks = receiver.requests.filter((request) => request.url === "/notify-approvals");
+    }
+    const payloads = hooks.map((request) => new Webhook(endpoint.body.secret).verify(request.body, request.headers as Record<string, string>) as any);
+    expect(payloads.map((payload) => payload.type).sort()).toEqual(["approval.decided", "approval.requested"]);
+    const requested = payloads.find((payload) => payload.type === "approval.requested");
+    const decided = payloads.find((payload) => payload.type === "approval.decided");
+    expect(requested.data).toMatchObject({ approvalId: approval.id, runId: started.id, toolId, status: "pending", reason: "mutating", link: expect.stringContaining(`/v1/approvals/${approval.id}`) });
+    expect(decided.data).toMatchObject({ approvalId: approval.id, status: "approved", decidedBy: tenant.adminUserId, rationale: "fine", edited: false });
+    for (const request of hooks) expect(request.body).not.toContain("confidential-word-4711");
+  });
+});
 
 describe("the approval stream", () => {
   it("pushes created and decided approvals, and resumes after Last-Event-ID", async () => {
