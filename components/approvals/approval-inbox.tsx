@@ -1,0 +1,156 @@
+"use client";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { ApprovalDetail, Expiry, originInWords, type ApprovalActionsHandle } from "@/components/approvals/approval-detail";
+import { Button, Dialog, DialogContent, EmptyState, ErrorBanner, Kbd, PageHeader, SkeletonRows, cn } from "@/components/ui";
+import { useCurrentProject } from "@/lib/client/current-project";
+import { isTypingTarget } from "@/lib/client/use-keyboard-shortcut";
+import { useApprovalStream, useApprovals, type Approval } from "@/lib/client/use-approvals";
+
+const SHORTCUTS: Array<[string, string]> = [
+  ["j", "Next approval"],
+  ["k", "Previous approval"],
+  ["a", "Approve the selected one"],
+  ["r", "Reject it (with a reason)"],
+  ["e", "Edit its arguments, then approve"],
+  ["?", "Show this list"],
+];
+
+export function LiveIndicator({ live }: { live: boolean }) {
+  return (
+    <span data-testid="live-indicator" data-live={live} className="inline-flex items-center gap-1.5 text-sm text-zinc-700 dark:text-zinc-300" role="status">
+      <span aria-hidden className={cn("h-2 w-2 rounded-full", live ? "bg-emerald-500" : "bg-zinc-400")} />
+      {live ? "live" : "reconnecting…"}
+    </span>
+  );
+}
+
+/** /approvals: pending calls oldest first on the left, the selected one on the right; live through the stream. */
+export function ApprovalInbox() {
+  const { projectId } = useCurrentProject();
+  const approvals = useApprovals(projectId, "pending");
+  const { live, lastDecided } = useApprovalStream();
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [help, setHelp] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const actions = useRef<ApprovalActionsHandle>(null);
+  const items = useMemo(() => approvals.data?.data ?? [], [approvals.data]);
+  const selected = items.find((item) => item.id === selectedId) ?? items[0] ?? null;
+  const index = selected ? items.indexOf(selected) : -1;
+
+  useEffect(() => {
+    document.title = items.length ? `(${items.length}) Approvals · Kindgi Console` : "Approvals · Kindgi Console";
+  }, [items.length]);
+
+  useEffect(() => {
+    if (lastDecided && lastDecided.id === selectedId && !items.some((item) => item.id === lastDecided.id)) setNote(`An approval was ${lastDecided.status} elsewhere.`);
+  }, [lastDecided, selectedId, items]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
+      if (document.querySelector("[role=dialog]") && event.key !== "?") return;
+      const move = (delta: number) => {
+        if (!items.length) return;
+        const next = items[Math.min(items.length - 1, Math.max(0, index + delta))];
+        setSelectedId(next.id);
+        document.getElementById(`approval-row-${next.id}`)?.focus();
+      };
+      if (event.key === "j") move(1);
+      else if (event.key === "k") move(-1);
+      else if (event.key === "a") actions.current?.approve();
+      else if (event.key === "r") actions.current?.reject();
+      else if (event.key === "e") actions.current?.edit();
+      else if (event.key === "?") setHelp(true);
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [items, index]);
+
+  const onDecided = (decided: Approval) => {
+    setNote(`${decided.tool?.id ?? "The call"} was ${decided.status}.`);
+    const next = items[index + 1] ?? items[index - 1] ?? null;
+    setSelectedId(next && next.id !== decided.id ? next.id : null);
+  };
+
+  return (
+    <div>
+      <PageHeader
+        title={
+          <span>
+            Approvals{" "}
+            {items.length ? (
+              <span data-testid="approval-count" className="ml-1 rounded-full bg-indigo-600 px-2 py-0.5 align-middle text-sm text-white">
+                {items.length}
+              </span>
+            ) : null}
+          </span>
+        }
+        description="Tool calls waiting for a person, oldest first."
+        actions={
+          <div className="flex items-center gap-3">
+            <LiveIndicator live={live} />
+            <Button size="sm" variant="ghost" onClick={() => setHelp(true)}>
+              Shortcuts <Kbd>?</Kbd>
+            </Button>
+          </div>
+        }
+      />
+      {note ? (
+        <p role="status" className="mb-3 text-sm text-zinc-700 dark:text-zinc-300" data-testid="inbox-note">
+          {note}
+        </p>
+      ) : null}
+      {approvals.isPending ? <SkeletonRows rows={4} label="Loading the approvals" /> : null}
+      {approvals.isError ? <ErrorBanner error={approvals.error} title="Cannot load the approvals" action={<Button size="sm" onClick={() => approvals.refetch()}>Retry</Button>} /> : null}
+      {approvals.isSuccess && items.length === 0 ? (
+        <EmptyState title="Nothing waits for a decision">A mutating tool&apos;s call with no grant stops here; new ones appear while this page is open.</EmptyState>
+      ) : null}
+      {items.length ? (
+        <div className="grid grid-cols-1 gap-4 lg:grid-cols-[22rem_1fr]">
+          <ul aria-label="Pending approvals" className="divide-y divide-zinc-200 rounded border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
+            {items.map((item) => (
+              <li key={item.id}>
+                <button
+                  type="button"
+                  id={`approval-row-${item.id}`}
+                  data-testid="approval-row"
+                  data-approval-id={item.id}
+                  aria-current={item.id === selected?.id ? "true" : undefined}
+                  onClick={() => setSelectedId(item.id)}
+                  className={cn("block w-full px-3 py-2 text-left text-sm focus-visible:outline-2 focus-visible:outline-indigo-600", item.id === selected?.id ? "bg-indigo-50 dark:bg-indigo-950" : "hover:bg-zinc-50 dark:hover:bg-zinc-900")}
+                >
+                  <span className="block truncate font-medium">{item.kind === "session" ? "Next turn" : item.tool?.id}</span>
+                  <span className="block truncate text-zinc-700 dark:text-zinc-300">
+                    {item.agent?.id ?? "—"} · {originInWords(item.origin)}
+                  </span>
+                  <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+                    asked {new Date(item.requestedAt).toLocaleTimeString()} · <Expiry iso={item.expiresAt} />
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+          <section aria-label="Selected approval" className="rounded border border-zinc-200 p-4 dark:border-zinc-800">
+            {selected ? <ApprovalDetail key={selected.id} ref={actions} approval={selected} onDecided={onDecided} /> : null}
+          </section>
+        </div>
+      ) : null}
+      <Dialog open={help} onOpenChange={setHelp}>
+        <DialogContent title="Keyboard shortcuts">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
+            {SHORTCUTS.map(([key, label]) => (
+              <div key={key} className="contents">
+                <dt>
+                  <Kbd>{key}</Kbd>
+                </dt>
+                <dd>{label}</dd>
+              </div>
+            ))}
+          </dl>
+        </DialogContent>
+      </Dialog>
+    </div>
+  );
+}
