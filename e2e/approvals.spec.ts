@@ -105,7 +105,7 @@ test("a new call appears without reload; edited then approved, the tool gets the
   await expect(detail).toContainText(`${toolId} @ 1.0.0`);
   await expect(detail).toContainText("external-side-effect: external:payments");
   await expect(detail.getByTestId("arguments-table")).toContainText("apple");
-  await expect(detail).toContainText(/left$|s left/);
+  await expect(detail).toContainText(/Expires\s*\d+h \d+m left/);
   await expectNoSeriousA11yViolations(inbox);
 
   await inbox.locator("body").press("e");
