@@ -1,6 +1,8 @@
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 import { startRecordingServer, sendJson, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
-import { expect, expectNoSeriousA11yViolations, screenshot, signInState, test } from "./fixtures";
+import fs from "node:fs";
+import path from "node:path";
+import { SCREENSHOT_DIR, expect, expectNoSeriousA11yViolations, screenshot, signInState, test } from "./fixtures";
 import { bootstrapCall } from "./run-setup";
 import type { E2eState } from "./state";
 
@@ -167,7 +169,9 @@ test("one approval's own page works at 375 px and approves", async ({ e2e }) => 
     await expect(detail.getByTestId("arguments-table")).toContainText("fig");
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await expectNoSeriousA11yViolations(phone);
-    await screenshot(phone, "approval-page-375");
+    // At 375 px (the fixture's screenshot helper would resize to the laptop viewport).
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await phone.screenshot({ path: path.join(SCREENSHOT_DIR, "approval-page-375.png"), fullPage: true });
     await detail.getByRole("button", { name: "Approve", exact: true }).click();
     await expect(detail).toContainText("approved");
     await expect.poll(() => runStatus(e2e, run.id), { timeout: 20_000 }).toBe("completed");
@@ -175,6 +179,32 @@ test("one approval's own page works at 375 px and approves", async ({ e2e }) => 
   } finally {
     await phone.close();
   }
+});
+
+test("j and k move through the list oldest first, a approves the selected one", async ({ e2e }) => {
+  const first = await startRun(e2e, agentId, "kiwi");
+  const firstApproval = await pendingOf(e2e, first.id);
+  const second = await startRun(e2e, agentId, "lemon");
+  const secondApproval = await pendingOf(e2e, second.id);
+  const rows = inbox.getByTestId("approval-row");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute("data-approval-id", firstApproval.id);
+  await expect(rows.nth(1)).toHaveAttribute("data-approval-id", secondApproval.id);
+  await expect(inbox.getByTestId("approval-count")).toHaveText("2");
+  await inbox.locator("body").press("j");
+  await expect(rows.nth(1)).toHaveAttribute("aria-current", "true");
+  await inbox.keyboard.press("k");
+  await expect(rows.nth(0)).toHaveAttribute("aria-current", "true");
+  await inbox.keyboard.press("j");
+  await inbox.keyboard.press("a");
+  await expect(inbox.locator(`[data-approval-id="${secondApproval.id}"]`)).toHaveCount(0);
+  await expect(rows).toHaveCount(1);
+  await expect.poll(() => runStatus(e2e, second.id), { timeout: 20_000 }).toBe("completed");
+  expect(bodies().at(-1)).toEqual({ word: "lemon" });
+  await inbox.keyboard.press("a");
+  await expect(rows).toHaveCount(0);
+  await expect.poll(() => runStatus(e2e, first.id), { timeout: 20_000 }).toBe("completed");
+  expect(bodies().slice(-2)).toEqual([{ word: "lemon" }, { word: "kiwi" }]);
 });
 
 test("approve and remember: the grant's scope is said in words and the next run passes without asking", async ({ e2e }) => {
