@@ -224,3 +224,33 @@ test("approve and remember: the grant's scope is said in words and the next run 
   expect(bodies().slice(-2)).toEqual([{ word: "grape" }, { word: "honeydew" }]);
   await expect(inbox.getByText("Nothing waits for a decision")).toBeVisible();
 });
+
+test("the history tab lists decided approvals with who decided, when and the rationale; filters narrow the pending list", async ({ e2e }) => {
+  await inbox.getByRole("tab", { name: "History" }).click();
+  const history = inbox.getByTestId("approval-history");
+  await expect(history).toBeVisible();
+  const rejected = history.locator("tr", { hasText: "not this one" });
+  await expect(rejected).toContainText("rejected");
+  await expect(rejected).toContainText("Rita Reviewer");
+  await expect(history.locator("tr", { hasText: "decided by the API" })).toContainText("rejected");
+  await expect(history.locator("tr", { hasText: "banana" }).first()).toContainText("edited");
+  await expectNoSeriousA11yViolations(inbox);
+  await screenshot(inbox, "approvals-history");
+
+  await inbox.getByRole("tab", { name: "Pending" }).click();
+  const one = await startRun(e2e, phoneAgentId, "mango");
+  const oneApproval = await pendingOf(e2e, one.id);
+  const two = await startRun(e2e, phoneAgentId, "nectarine");
+  const twoApproval = await pendingOf(e2e, two.id);
+  const rows = inbox.getByTestId("approval-row");
+  await expect(rows).toHaveCount(2);
+  await inbox.getByLabel("Run", { exact: true }).selectOption(two.id);
+  await expect(rows).toHaveCount(1);
+  await expect(rows).toHaveAttribute("data-approval-id", twoApproval.id);
+  await inbox.getByLabel("Run", { exact: true }).selectOption("");
+  await inbox.getByLabel("Agent", { exact: true }).selectOption(phoneAgentId);
+  await inbox.getByLabel("Tool", { exact: true }).selectOption(toolId);
+  await expect(rows).toHaveCount(2);
+  for (const approval of [oneApproval, twoApproval]) expect((await bootstrapCall(e2e, "POST", `/v1/approvals/${approval.id}/complete`, { decision: "approve" })).status).toBe(200);
+  await expect(rows).toHaveCount(0);
+});

@@ -1,7 +1,8 @@
 "use client";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { ApprovalDetail, Expiry, originInWords, type ApprovalActionsHandle } from "@/components/approvals/approval-detail";
-import { Button, Dialog, DialogContent, EmptyState, ErrorBanner, Kbd, PageHeader, SkeletonRows, cn } from "@/components/ui";
+import { ApprovalHistory } from "@/components/approvals/approval-history";
+import { Button, Dialog, DialogContent, EmptyState, ErrorBanner, Kbd, Label, PageHeader, Select, SkeletonRows, Tabs, TabsContent, TabsList, TabsTrigger, cn } from "@/components/ui";
 import { useCurrentProject } from "@/lib/client/current-project";
 import { isTypingTarget } from "@/lib/client/use-keyboard-shortcut";
 import { useApprovalStream, useApprovals, type Approval } from "@/lib/client/use-approvals";
@@ -33,13 +34,17 @@ export function ApprovalInbox() {
   const [help, setHelp] = useState(false);
   const [note, setNote] = useState<string | null>(null);
   const actions = useRef<ApprovalActionsHandle>(null);
-  const items = useMemo(() => approvals.data?.data ?? [], [approvals.data]);
+  const [tab, setTab] = useState("pending");
+  const [filters, setFilters] = useState({ agent: "", tool: "", run: "" });
+  const all = useMemo(() => approvals.data?.data ?? [], [approvals.data]);
+  const items = useMemo(() => all.filter((item) => (!filters.agent || item.agent?.id === filters.agent) && (!filters.tool || item.tool?.id === filters.tool) && (!filters.run || item.runId === filters.run)), [all, filters]);
+  const options = (pick: (item: Approval) => string | undefined) => [...new Set(all.map(pick).filter((value): value is string => Boolean(value)))].sort();
   const selected = items.find((item) => item.id === selectedId) ?? items[0] ?? null;
   const index = selected ? items.indexOf(selected) : -1;
 
   useEffect(() => {
-    document.title = items.length ? `(${items.length}) Approvals · Kindgi Console` : "Approvals · Kindgi Console";
-  }, [items.length]);
+    document.title = all.length ? `(${all.length}) Approvals · Kindgi Console` : "Approvals · Kindgi Console";
+  }, [all.length]);
 
   useEffect(() => {
     if (lastDecided && lastDecided.id === selectedId && !items.some((item) => item.id === lastDecided.id)) setNote(`An approval was ${lastDecided.status} elsewhere.`);
@@ -47,7 +52,7 @@ export function ApprovalInbox() {
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if (event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
+      if (tab !== "pending" || event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
       if (document.querySelector("[role=dialog]") && event.key !== "?") return;
       const move = (delta: number) => {
         if (!items.length) return;
@@ -66,7 +71,7 @@ export function ApprovalInbox() {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [items, index]);
+  }, [items, index, tab]);
 
   const onDecided = (decided: Approval) => {
     setNote(`${decided.tool?.id ?? "The call"} was ${decided.status}.`);
@@ -80,9 +85,9 @@ export function ApprovalInbox() {
         title={
           <span>
             Approvals{" "}
-            {items.length ? (
+            {all.length ? (
               <span data-testid="approval-count" className="ml-1 rounded-full bg-indigo-600 px-2 py-0.5 align-middle text-sm text-white">
-                {items.length}
+                {all.length}
               </span>
             ) : null}
           </span>
@@ -97,6 +102,30 @@ export function ApprovalInbox() {
           </div>
         }
       />
+      <Tabs value={tab} onValueChange={setTab}>
+        <TabsList aria-label="Approvals">
+          <TabsTrigger value="pending">Pending</TabsTrigger>
+          <TabsTrigger value="history">History</TabsTrigger>
+        </TabsList>
+        <TabsContent value="history">{tab === "history" ? <ApprovalHistory projectId={projectId} /> : null}</TabsContent>
+        <TabsContent value="pending">
+      {all.length ? (
+        <div className="mb-3 flex flex-wrap gap-3" role="group" aria-label="Filters">
+          {([["agent", "Agent", (item: Approval) => item.agent?.id], ["tool", "Tool", (item: Approval) => item.tool?.id], ["run", "Run", (item: Approval) => item.runId]] as const).map(([key, label, pick]) => (
+            <div key={key}>
+              <Label htmlFor={`approvals-filter-${key}`}>{label}</Label>
+              <Select id={`approvals-filter-${key}`} className="mt-1" value={filters[key]} onChange={(event) => setFilters((current) => ({ ...current, [key]: event.target.value }))}>
+                <option value="">{`Any ${label.toLowerCase()}`}</option>
+                {options(pick).map((value) => (
+                  <option key={value} value={value}>
+                    {key === "run" ? value.slice(0, 8) : value}
+                  </option>
+                ))}
+              </Select>
+            </div>
+          ))}
+        </div>
+      ) : null}
       {note ? (
         <p role="status" className="mb-3 text-sm text-zinc-700 dark:text-zinc-300" data-testid="inbox-note">
           {note}
@@ -104,7 +133,8 @@ export function ApprovalInbox() {
       ) : null}
       {approvals.isPending ? <SkeletonRows rows={4} label="Loading the approvals" /> : null}
       {approvals.isError ? <ErrorBanner error={approvals.error} title="Cannot load the approvals" action={<Button size="sm" onClick={() => approvals.refetch()}>Retry</Button>} /> : null}
-      {approvals.isSuccess && items.length === 0 ? (
+      {approvals.isSuccess && all.length > 0 && items.length === 0 ? <EmptyState title="No pending approval matches these filters" /> : null}
+      {approvals.isSuccess && all.length === 0 ? (
         <EmptyState title="Nothing waits for a decision">A mutating tool&apos;s call with no grant stops here; new ones appear while this page is open.</EmptyState>
       ) : null}
       {items.length ? (
@@ -137,6 +167,8 @@ export function ApprovalInbox() {
           </section>
         </div>
       ) : null}
+        </TabsContent>
+      </Tabs>
       <Dialog open={help} onOpenChange={setHelp}>
         <DialogContent title="Keyboard shortcuts">
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-sm">
