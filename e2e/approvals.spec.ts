@@ -254,3 +254,30 @@ test("the history tab lists decided approvals with who decided, when and the rat
   for (const approval of [oneApproval, twoApproval]) expect((await bootstrapCall(e2e, "POST", `/v1/approvals/${approval.id}/complete`, { decision: "approve" })).status).toBe(200);
   await expect(rows).toHaveCount(0);
 });
+
+test("select several and decide them together: approve two at once, reject two with one reason", async ({ e2e }) => {
+  const runs = [];
+  for (const word of ["olive", "peach", "quince", "raisin"]) runs.push(await startRun(e2e, phoneAgentId, word));
+  const approvals = [];
+  for (const run of runs) approvals.push(await pendingOf(e2e, run.id));
+  const rows = inbox.getByTestId("approval-row");
+  await expect(rows).toHaveCount(4);
+  await inbox.getByRole("checkbox").nth(0).check();
+  await rows.nth(1).click();
+  await inbox.locator("body").press("x");
+  await expect(inbox.getByRole("checkbox").nth(1)).toBeChecked();
+  await inbox.getByRole("group", { name: "Batch decision" }).getByRole("button", { name: "Approve 2" }).click();
+  await expect(rows).toHaveCount(2);
+  for (const run of runs.slice(0, 2)) await expect.poll(() => runStatus(e2e, run.id), { timeout: 20_000 }).toBe("completed");
+  expect(bodies().slice(-2).map((body) => body.word).sort()).toEqual(["olive", "peach"]);
+
+  await inbox.getByRole("checkbox").nth(0).check();
+  await inbox.getByRole("checkbox").nth(1).check();
+  await inbox.getByRole("button", { name: "Reject 2…" }).click();
+  const dialog = inbox.getByRole("dialog", { name: "Reject 2 calls" });
+  await dialog.getByLabel("Reason (required)").fill("batch no");
+  await dialog.getByRole("button", { name: "Reject all" }).click();
+  await expect(rows).toHaveCount(0);
+  for (const approval of approvals.slice(2)) expect((await bootstrapCall(e2e, "GET", `/v1/approvals/${approval.id}`)).body).toMatchObject({ status: "rejected", rationale: "batch no" });
+  expect(bodies().map((body) => body.word)).not.toContain("quince");
+});
