@@ -22,8 +22,7 @@ test.describe("without a session", () => {
     await expect(nav.getByRole("link", { name: "Playground" })).toHaveAttribute("href", "/playground");
     await expect(nav.getByRole("link", { name: "Runs" })).toHaveAttribute("href", "/runs");
     await expect(nav.getByRole("link", { name: "Settings" })).toHaveAttribute("href", "/settings");
-    await expect(nav.getByRole("button", { name: "Approvals (not available yet)" })).toHaveAttribute("aria-disabled", "true");
-    await expect(nav.getByRole("link", { name: "Approvals" })).toHaveCount(0);
+    await expect(nav.getByRole("link", { name: "Approvals" })).toHaveAttribute("href", "/approvals");
     await expect(page.getByRole("heading", { name: "Home", level: 1 })).toBeVisible();
     await expect(page.getByText(e2e.adminEmail).first()).toBeVisible();
     await expect(page.getByRole("combobox", { name: "Project", exact: true })).toHaveValue(e2e.defaultProjectId);
@@ -104,14 +103,11 @@ test.describe("signed in", () => {
     await expect(page.getByRole("searchbox", { name: "Search tools" })).toHaveValue("weather lookup");
   });
 
-  test("sections not available yet say so on hover and keyboard focus", async ({ page }) => {
+  test("the Approvals entry leads to the approval inbox", async ({ page }) => {
     await page.goto("/");
-    const approvals = page.getByRole("button", { name: "Approvals (not available yet)" });
-    await approvals.focus();
-    await expect(page.getByRole("tooltip")).toContainText("Approvals is not available yet");
-    await screenshot(page, "nav-tooltip");
-    await approvals.click({ force: true });
-    await expect(page).toHaveURL(/\/$/);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click();
+    await expect(page).toHaveURL(/\/approvals$/);
+    await expect(page.getByRole("heading", { name: /^Approvals/, level: 1 })).toBeVisible();
   });
 
   test("fits a 1280-px laptop screen without sideways scrolling", async ({ page }) => {

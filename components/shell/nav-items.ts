@@ -5,7 +5,7 @@ export const navItems: NavItem[] = [
   { label: "Catalog", href: "/tools", icon: "catalog", description: "Registered tools and their schemas" },
   { label: "Agents", href: "/agents", icon: "agents", description: "Agent definitions and their versions" },
   { label: "Playground", href: "/playground", icon: "playground", description: "Talk to an agent" },
-  { label: "Approvals", href: null, icon: "approvals", description: "Tool calls waiting for a person" },
+  { label: "Approvals", href: "/approvals", icon: "approvals", description: "Tool calls waiting for a person" },
   { label: "Runs", href: "/runs", icon: "runs", description: "What agents did, step by step" },
   { label: "Settings", href: "/settings", icon: "settings", description: "Projects, keys, providers and secrets" },
 ];
