@@ -98,7 +98,7 @@ export function RunCharts({ projectId }: { projectId: string }) {
             <LineChart data={buckets} margin={{ top: 4, right: 4, bottom: 0, left: -10 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" vertical={false} />
               <XAxis dataKey="label" tick={axis} minTickGap={16} />
-              <YAxis tick={axis} unit=" ms" />
+              <YAxis tick={axis} tickFormatter={shortDuration} />
               <Tooltip />
               <Line type="monotone" dataKey="p50" name="median ms" stroke="#4f46e5" dot={false} isAnimationActive={false} connectNulls />
               <Line type="monotone" dataKey="max" name="slowest ms" stroke="#a1a1aa" dot={false} isAnimationActive={false} connectNulls />
@@ -110,7 +110,7 @@ export function RunCharts({ projectId }: { projectId: string }) {
             <BarChart data={buckets} margin={{ top: 4, right: 4, bottom: 0, left: -10 }}>
               <CartesianGrid strokeDasharray="3 3" stroke="#e4e4e7" vertical={false} />
               <XAxis dataKey="label" tick={axis} minTickGap={16} />
-              <YAxis tick={axis} />
+              <YAxis tick={axis} width={56} tickCount={3} tickFormatter={(value: number) => `$${value}`} domain={[0, (max: number) => (max > 0 ? max : 0.01)]} />
               <Tooltip formatter={(value) => `$${Number(value).toFixed(5)}`} />
               <Bar dataKey="cost" name="cost (USD)" fill="#059669" isAnimationActive={false} />
             </BarChart>
@@ -119,4 +119,9 @@ export function RunCharts({ projectId }: { projectId: string }) {
       </div>
     </section>
   );
+}
+
+/** An axis label short enough not to wrap: 900 ms, 3.6 s. */
+function shortDuration(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${Math.round(ms)} ms`;
 }
