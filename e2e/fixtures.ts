@@ -66,6 +66,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
 /** axe-core (WCAG 2.0-2.2 A and AA rules) on the page as it is now; fails on any serious or critical violation. */
 export async function expectNoSeriousA11yViolations(page: Page, options: { exclude?: string[] } = {}) {
+  // Next streams a page's generated metadata: after a client-side navigation the <title> lands a moment later.
+  await expect(page).toHaveTitle(/\S/);
   let builder = new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]);
   for (const selector of options.exclude ?? []) builder = builder.exclude(selector);
   const results = await builder.analyze();
