@@ -6,24 +6,45 @@ export type Db = PrismaClient;
 /** A client or an interactive transaction: what services pass around. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-const cache = globalThis as unknown as { kindgiDb?: Promise<PrismaClient> };
+/**
+ * One statement straight on the driver, outside Prisma: the kernel's hot-path commits (constant text, see
+ * `statementName`), each a transaction of its own. Rows come back as `$queryRawUnsafe` would answer them (timestamps as
+ * `Date`, JSON parsed).
+ */
+export type RawQuery = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
+
+type Database = { client: PrismaClient; raw: RawQuery };
+const cache = globalThis as unknown as { kindgiDatabase?: Promise<Database>; kindgiDb?: Promise<PrismaClient>; kindgiRaw?: Promise<RawQuery> };
 
 // PGlite runs one statement at a time, so a transaction may wait its turn behind others.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
 
-async function createClient(): Promise<PrismaClient> {
+/** A `timestamp` (without time zone) column as Prisma writes it: UTC. */
+const utcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+const TIMESTAMP_OID = 1114;
+
+async function createDatabase(): Promise<Database> {
   const config = databaseConfig();
   if (config.kind === "postgresql") {
-    const { PrismaPg } = await import("@prisma/adapter-pg");
-    const adapter = new PrismaPg({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) }, { statementNameGenerator: statementName as (query: { sql: string }) => string });
-    return withTransactionHooks(new PrismaClient({ adapter, transactionOptions }));
+    const [{ default: pg }, { PrismaPg }] = await Promise.all([import("pg"), import("@prisma/adapter-pg")]);
+    // One pool for Prisma and the raw statements, so both count against the same connection limit.
+    const pool = new pg.Pool({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10) });
+    // An idle connection's error (a server restart, a dropped database) must not end the process; the next query
+    // opens a new connection.
+    pool.on("error", (error) => console.error(`[kindgi] database connection lost: ${error.message}`));
+    const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: statementName as (query: { sql: string }) => string });
+    const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : pg.types.getTypeParser(oid, format as "text")) };
+    const raw: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await pool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
+    return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw };
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const client = new PGlite(config.dataDir);
-  return withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(client), transactionOptions }));
+  const pglite = new PGlite(config.dataDir);
+  const parsers = { [TIMESTAMP_OID]: utcTimestamp };
+  const raw: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await pglite.query<T>(sql, params as unknown[], { parsers })).rows;
+  return { client: withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions })), raw };
 }
 
 const settleHooks = new WeakMap<object, (() => void)[]>();
@@ -76,11 +97,22 @@ export function statementName(query: { sql: string }): string | undefined {
   return name;
 }
 
-/** The process's one Prisma client, created on first use. */
-export function getDb(): Promise<PrismaClient> {
-  cache.kindgiDb ??= createClient().catch((error) => {
-    cache.kindgiDb = undefined;
+function database(): Promise<Database> {
+  cache.kindgiDatabase ??= createDatabase().catch((error) => {
+    cache.kindgiDatabase = cache.kindgiDb = cache.kindgiRaw = undefined;
     throw error;
   });
+  return cache.kindgiDatabase;
+}
+
+/** The process's one Prisma client, created on first use. */
+export function getDb(): Promise<PrismaClient> {
+  cache.kindgiDb ??= database().then((db) => db.client);
   return cache.kindgiDb;
+}
+
+/** One statement on the driver under the process's Prisma client (the same pool or PGlite instance). */
+export function getRawQuery(): Promise<RawQuery> {
+  cache.kindgiRaw ??= database().then((db) => db.raw);
+  return cache.kindgiRaw;
 }

@@ -1,13 +1,14 @@
 /**
  * The kernel's store (lib/kernel/store.ts) on the product database (PGlite or PostgreSQL). The hot path is raw SQL
- * through Prisma's raw-query API, one statement per commit: a CTE updates the run — guarded by the lease owner and
+ * straight on the driver under the Prisma client (`getRawQuery` in lib/db.ts: the same pg pool or PGlite instance),
+ * one statement per commit: a CTE updates the run — guarded by the lease owner and
  * "not finished", which is the proof the writer still holds the run — and inserts the commit's events numbered from
  * the updated `lastSeq`, returning the whole run row. Its statement text never changes, so PostgreSQL prepares it once
  * per connection (see `statementName` in lib/db.ts). A plan that writes through the transaction (a native tool's
- * write) or appends to a conversation runs in an interactive transaction whose last statement is the same CTE.
+ * write) or appends to a conversation runs in an interactive Prisma transaction whose last statement is the same CTE.
  * Everything else (claim, leases, reads) is everyday data access.
  */
-import { getDb, type DbTx } from "@/lib/db";
+import { getDb, getRawQuery, type DbTx } from "@/lib/db";
 import type { Run } from "@/lib/generated/prisma/client";
 import type { CommitEffects, CommitPlan, Committed, KernelStore, KernelTx, RunPatch } from "@/lib/kernel/store";
 import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
@@ -167,9 +168,9 @@ export function createRunParams(run: NewRun): unknown[] {
 
 /** Writes a new run and its first events in one statement; answers the run row. */
 export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
-  const client = db ?? (await getDb());
-  const [row] = await client.$queryRawUnsafe<Run[]>(CREATE_RUN_SQL, ...createRunParams(run));
-  return row;
+  if (db) return (await db.$queryRawUnsafe<Run[]>(CREATE_RUN_SQL, ...createRunParams(run)))[0];
+  const query = await getRawQuery();
+  return (await query<Run>(CREATE_RUN_SQL, createRunParams(run)))[0];
 }
 
 /** Thrown inside a commit's transaction to roll it back when the lease is not held. */
@@ -187,11 +188,13 @@ const toEvent = (row: { seq: number; type: string; data: unknown; createdAt: Dat
   ({ seq: row.seq, type: row.type, data: row.data, createdAt: row.createdAt.toISOString() }) as JournalEvent;
 
 async function append(runId: string, owner: string, plan: CommitPlan | ((tx: KernelTx) => Promise<CommitPlan>)): Promise<Committed | null> {
-  const db = await getDb();
   if (typeof plan !== "function" && !plan.effects?.conversation) {
-    const [row] = await db.$queryRawUnsafe<CommittedRow[]>(APPEND_SQL, ...appendParams(runId, owner, plan.events, plan.patch));
+    // One statement, its own transaction: straight on the driver.
+    const query = await getRawQuery();
+    const [row] = await query<CommittedRow>(APPEND_SQL, appendParams(runId, owner, plan.events, plan.patch));
     return row ? committed(row, plan.events.length) : null;
   }
+  const db = await getDb();
   try {
     return await db.$transaction(async (tx) => {
       const { events, patch, effects } = typeof plan === "function" ? await plan(tx as unknown as KernelTx) : plan;
