@@ -136,6 +136,7 @@ type BackendResult = {
 
 async function measureBackend(backend: Backend, options: Options, browser: Browser, cleanups: Cleanup[]): Promise<BackendResult> {
   const local: Array<() => Promise<void>> = [];
+  let failurePage: Page | undefined;
   const track = (label: string, fn: () => Promise<void> | void) => {
     const wrapped = once(fn);
     cleanups.push({ label, fn: wrapped });
@@ -207,6 +208,7 @@ async function measureBackend(backend: Backend, options: Options, browser: Brows
     const context = await browser.newContext({ storageState: await signIn(base, email, password), viewport: { width: 1366, height: 900 }, colorScheme: "light" });
     track("browser context", () => context.close());
     const page: Page = await context.newPage();
+    failurePage = page;
     await instrumentInbox(page);
     await page.goto(`${base}/approvals`);
     await page.getByRole("heading", { name: /^Approvals/, level: 1 }).waitFor({ timeout: WAIT_MS });
@@ -269,7 +271,16 @@ async function measureBackend(backend: Backend, options: Options, browser: Brows
       await runEnds(runId, "completed");
     }
     console.log(`  ${label}: ${options.clicks} approvals clicked`);
+    failurePage = undefined;
     return { backend, sequential: { fromReturn: figures(fromReturn), fromRequestedAt: figures(fromRequestedAt) }, burst, clickToFirstByte: figures(clicks), loadAverage: os.loadavg().map((value) => Math.round(value * 10) / 10) };
+  } catch (error) {
+    // What the page showed when it failed, for the message.
+    if (failurePage) {
+      const file = path.join(os.tmpdir(), `kindgi-bench-inbox-${backend}-failure.png`);
+      const saved = await failurePage.screenshot({ path: file, fullPage: true }).then(() => true, () => false);
+      if (saved && error instanceof Error) error.message += ` (the page at the failure: ${file})`;
+    }
+    throw error;
   } finally {
     for (const fn of local.reverse()) {
       try {

@@ -16,42 +16,41 @@ declare global {
   }
 }
 
-/** The init script: runs in the page, so it may use nothing from this module's scope. */
-function instrument() {
-  const marks: InboxMarks = { seen: {}, gone: {}, clicks: {} };
+/**
+ * The init script, as source text: it runs in the page, and a function passed from here would carry the helpers the
+ * TypeScript loader wraps named functions in (`__name`), which the page does not have.
+ */
+const INSTRUMENT = `(() => {
+  const marks = { seen: {}, gone: {}, clicks: {} };
   window.__inboxBench = marks;
   const scan = () => {
     const now = Date.now();
-    const present = new Set<string>();
+    const present = new Set();
     for (const row of document.querySelectorAll("[data-testid=approval-row][data-approval-id]")) {
-      const id = row.getAttribute("data-approval-id") as string;
+      const id = row.getAttribute("data-approval-id");
       present.add(id);
       if (!(id in marks.seen)) marks.seen[id] = now;
     }
     for (const id of Object.keys(marks.seen)) if (!present.has(id) && !(id in marks.gone)) marks.gone[id] = now;
   };
   new MutationObserver(scan).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["data-approval-id"] });
-  window.addEventListener(
-    "click",
-    (event) => {
-      const now = Date.now();
-      const button = event.target instanceof Element ? event.target.closest("button") : null;
-      if (!button || button.textContent?.trim() !== "Approve") return;
-      const id = button.closest("article[data-approval-id]")?.getAttribute("data-approval-id");
-      if (id && !(id in marks.clicks)) marks.clicks[id] = now;
-    },
-    true,
-  );
-}
+  window.addEventListener("click", (event) => {
+    const now = Date.now();
+    const button = event.target instanceof Element ? event.target.closest("button") : null;
+    if (!button || button.textContent.trim() !== "Approve") return;
+    const id = button.closest("article[data-approval-id]")?.getAttribute("data-approval-id");
+    if (id && !(id in marks.clicks)) marks.clicks[id] = now;
+  }, true);
+})();`;
 
 export async function instrumentInbox(page: Page): Promise<void> {
-  await page.addInitScript(instrument);
+  await page.addInitScript({ content: INSTRUMENT });
 }
 
 /** The page's `Date.now()` when `id` was first / last seen, or when its Approve was clicked; waits up to `timeoutMs`. */
 export async function waitForMark(page: Page, kind: keyof InboxMarks, id: string, timeoutMs: number): Promise<number> {
   try {
-    const handle = await page.waitForFunction(({ kind, id }) => window.__inboxBench?.[kind][id], { kind, id }, { polling: 20, timeout: timeoutMs });
+    const handle = await page.waitForFunction(`window.__inboxBench?.${kind}[${JSON.stringify(id)}]`, undefined, { polling: 20, timeout: timeoutMs });
     return (await handle.jsonValue()) as number;
   } catch (error) {
     const what = kind === "seen" ? "appear in" : kind === "gone" ? "leave" : "record a click in";
