@@ -112,9 +112,12 @@ export function grantView(row: ApprovalGrant): GrantView {
 
 // ---- the inbox's feed ----
 
-/** Wakes the inbox streams of a tenant in this process (`tenant:<id>`). */
-const feed = new EventEmitter();
-feed.setMaxListeners(0);
+/**
+ * Wakes the inbox streams of a tenant in this process (`tenant:<id>`). Kept on `globalThis`: Next bundles each route
+ * on its own, and a stream must hear the writes of the run and decision routes.
+ */
+const feedHolder = globalThis as unknown as { kindgiApprovalFeed?: EventEmitter };
+const feed = (feedHolder.kindgiApprovalFeed ??= new EventEmitter().setMaxListeners(0));
 
 async function appendApprovalEvent(tx: DbTx, row: { tenantId: string; projectId: string; id: string }, type: "approval.requested" | "approval.decided"): Promise<void> {
   // The counter row's lock orders the tenant's feed: seq order is commit order, so a resumed stream misses nothing.
