@@ -62,3 +62,8 @@ export const conversationKeys = {
   list: (projectId: string, agentId: string) => ["conversations", "list", projectId, agentId] as const,
   messages: (conversationId: string) => ["conversations", "messages", conversationId] as const,
 };
+
+/** One run's approvals, every status (the playground's cards); under "approvals" so a decision refreshes them. */
+export const runApprovalKeys = {
+  list: (runId: string) => ["approvals", "run", runId] as const,
+};
