@@ -131,7 +131,7 @@ test("a run started in the playground is approved with an edit in another member
   await expect(pending.getByTestId("arguments-table")).toContainText("apple");
   for (const action of ["Approve", "Approve and remember…", "Edit then approve…", "Reject…"]) await expect(pending.getByRole("button", { name: action, exact: true })).toBeEnabled();
   await expect(firstTurn.getByTestId("run-waiting")).toBeVisible();
-  await expect(page.getByTestId("run-events").locator('[data-event-type="approval-requested"]')).toBeVisible();
+  await expect(page.getByTestId("run-events").locator('[data-event-type="approval-requested"]')).toContainText(`Waiting for an approval of ${toolId}@1.0.0`);
   expect((await runOf(api, firstRunId)).status).toBe("suspended");
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, "flow-playground-approval");
@@ -159,6 +159,7 @@ test("a run started in the playground is approved with an edit in another member
   await expect(decided.getByTestId("arguments-diff")).toContainText('- "payee": "apple"');
   await expect(firstTurn.getByRole("button", { name: "Approve", exact: true })).toHaveCount(0);
   const events = page.getByTestId("run-events");
+  await expect(events.locator('[data-event-type="approval-decided"]')).toContainText("Approval approved with edited arguments");
   await expect(events.locator('[data-event-type="tool-call-completed"]')).toContainText("banana");
   const firstAnswer = firstTurn.locator('[data-role="assistant"]');
   await expect(firstAnswer).toContainText("banana");
@@ -183,7 +184,7 @@ test("a run started in the playground is approved with an edit in another member
   // dev-echo's next step answers with the call's result, which is the rejection with its reason.
   const secondAnswer = secondTurn.locator('[data-role="assistant"]');
   await expect(secondAnswer).toContainText("a person rejected it (rationale: not this payee)");
-  await expect(page.getByTestId("run-events").locator('[data-event-type="approval-decided"]')).toContainText("rejected");
+  await expect(page.getByTestId("run-events").locator('[data-event-type="approval-decided"]')).toContainText(/Approval rejected#\d+ · \+\d+ msnot this payee/);
   expect(await runOf(api, secondRunId)).toMatchObject({ status: "completed" });
   expect(bodies()).toEqual([{ payee: "banana" }]);
   // Decided in the playground, the call left the other member's inbox too.
@@ -203,12 +204,17 @@ test("a run started in the playground is approved with an edit in another member
   await screenshot(page, "flow-run-timeline");
 });
 
-test("cancelling a run that waits for an approval withdraws the approval", async ({ page, api }) => {
+test("a waiting call is still there when the conversation is opened again; cancelling the run withdraws it", async ({ page, api }) => {
   await openPlayground(page, agentId, "Bob");
   await send(page, "date");
   const runId = await lastRunId(page);
+  await expect(page.locator(`[data-run-id="${runId}"] [data-testid=approval-card][data-status="pending"]`)).toBeVisible();
+  await expect(page).toHaveURL(/conversation=/);
+  await page.reload();
   const turn = page.locator(`[data-run-id="${runId}"]`);
-  await expect(turn.locator('[data-testid=approval-card][data-status="pending"]')).toBeVisible();
+  await expect(turn.locator('[data-testid=approval-card][data-status="pending"]').getByTestId("arguments-table")).toContainText("date");
+  await expect(turn.locator('[data-role="user"]')).toHaveText(/date$/);
+  await expect(page.locator('[data-role="user"]')).toHaveCount(1);
   await page.getByRole("button", { name: "Cancel run" }).click();
   await expect(turn.getByText("The run was cancelled.")).toBeVisible();
   await expect(turn.locator('[data-testid=approval-card][data-status="withdrawn"]').getByTestId("approval-outcome")).toHaveText("withdrawn: the run was cancelled");

@@ -24,6 +24,7 @@ import { useAgentVersionForm, useConversationMessages, useConversations, useSend
 import { useCancelRun, useRun, useRunStream } from "@/lib/client/use-runs";
 import { isDevProvider, isTerminalStatus, type RunEvent } from "@/lib/client/run-types";
 import { useRunApprovals } from "@/lib/client/use-run-approvals";
+import { useConversationOpenRuns } from "@/lib/client/use-conversation-open-runs";
 import { ApprovalCard } from "@/components/playground/approval-card";
 
 type Turn = { runId: string; userMessage: string };
@@ -74,6 +75,17 @@ export function Playground() {
     setTurns([]);
     setSelectedRun(null);
   }, [conversationParam, agentId, version]);
+
+  // A conversation opened again shows its unfinished runs as turns (a call still waiting is decided here).
+  const openRuns = useConversationOpenRuns(projectId, conversationParam);
+  useEffect(() => {
+    const found = openRuns.data ?? [];
+    if (!found.length) return;
+    setTurns((current) => {
+      const missing = found.filter((run) => !current.some((turn) => turn.runId === run.id));
+      return missing.length ? [...missing.map((run) => ({ runId: run.id, userMessage: run.input.userMessage ?? "" })), ...current] : current;
+    });
+  }, [openRuns.data, conversationParam]);
 
   const currentRunId = selectedRun ?? turns[turns.length - 1]?.runId ?? null;
   const currentRun = useRun(turns.length ? (turns[turns.length - 1]?.runId ?? null) : null);

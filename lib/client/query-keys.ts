@@ -67,3 +67,8 @@ export const conversationKeys = {
 export const runApprovalKeys = {
   list: (runId: string) => ["approvals", "run", runId] as const,
 };
+
+/** The unfinished runs of a conversation (the playground shows them again when the conversation is reopened). */
+export const conversationOpenRunKeys = {
+  list: (projectId: string, conversationId: string) => ["runs", "conversation-open", projectId, conversationId] as const,
+};
