@@ -162,7 +162,7 @@ test("a run started in the playground is approved with an edit in another member
   await expect(events.locator('[data-event-type="approval-decided"]')).toContainText("Approval approved with edited arguments");
   await expect(events.locator('[data-event-type="tool-call-completed"]')).toContainText("banana");
   const firstAnswer = firstTurn.locator('[data-role="assistant"]');
-  await expect(firstAnswer).toContainText("banana");
+  await expect(firstAnswer).toContainText('{"transferred":true,"payee":"banana"}');
   await expect(firstAnswer.getByTestId("dev-echo-mark")).toHaveText("not from a real model (dev-echo)");
   await expect(events.getByTestId("accrued")).toHaveText(/^2 model · 1 tool calls · [1-9]\d* tokens · /);
   expect(bodies()).toEqual([{ payee: "banana" }]);
@@ -175,6 +175,9 @@ test("a run started in the playground is approved with an edit in another member
   const secondTurn = page.locator(`[data-run-id="${secondRunId}"]`);
   const second = secondTurn.locator('[data-testid=approval-card][data-status="pending"]');
   await expect(second.getByTestId("arguments-table")).toContainText("cherry");
+  const [asked] = await approvalsOf(api, secondRunId);
+  const secondRow = inbox.locator(`[data-testid=approval-row][data-approval-id="${asked.id}"]`);
+  await expect(secondRow).toBeVisible();
   await second.getByRole("button", { name: "Reject…" }).click();
   const reject = page.getByRole("dialog", { name: "Reject this call" });
   await expect(reject.getByRole("button", { name: "Reject", exact: true })).toBeDisabled();
@@ -183,12 +186,14 @@ test("a run started in the playground is approved with an edit in another member
   await expect(secondTurn.locator('[data-testid=approval-card][data-status="rejected"]').getByTestId("approval-outcome")).toHaveText(`rejected by ${adminName}: not this payee`);
   // dev-echo's next step answers with the call's result, which is the rejection with its reason.
   const secondAnswer = secondTurn.locator('[data-role="assistant"]');
-  await expect(secondAnswer).toContainText("a person rejected it (rationale: not this payee)");
+  await expect(secondAnswer).toContainText("[dev-echo: not a real model]");
+  await expect(secondAnswer).toContainText('{"error":{"kind":"tool-error","reason":"approval-rejected","message":"the call was not run: a person rejected it (rationale: not this payee)"}}');
   await expect(page.getByTestId("run-events").locator('[data-event-type="approval-decided"]')).toContainText(/Approval rejected#\d+ · \+\d+ msnot this payee/);
   expect(await runOf(api, secondRunId)).toMatchObject({ status: "completed" });
   expect(bodies()).toEqual([{ payee: "banana" }]);
-  // Decided in the playground, the call left the other member's inbox too.
-  await expect(inbox.locator("[data-testid=approval-row]")).toHaveCount(0);
+  // Decided in the playground, the call left the other member's inbox, where it had appeared.
+  expect(await approvalsOf(api, secondRunId)).toMatchObject([{ id: asked.id, status: "rejected", rationale: "not this payee" }]);
+  await expect(secondRow).toHaveCount(0);
 
   // The first run's page: its timeline with the approval as a gap between the model steps.
   await firstAnswer.getByRole("link", { name: /^Run / }).click();
