@@ -14,6 +14,15 @@ export function ApprovalCard({ approval }: { approval: Approval }) {
   const members = useMembers();
   const card = useRef<HTMLDivElement>(null);
   const pending = approval.status === "pending";
+  // Someone who joined after the member list was read: read it again, once.
+  const unknownDecider = Boolean(approval.decidedBy && members.data && !members.data.some((item) => item.id === approval.decidedBy));
+  const refetched = useRef(false);
+  useEffect(() => {
+    if (unknownDecider && !refetched.current) {
+      refetched.current = true;
+      void members.refetch();
+    }
+  }, [unknownDecider, members]);
   useEffect(() => {
     // A call that waits brings its actions into view (braces: scrollIntoView may return a promise).
     if (pending) {
