@@ -4,7 +4,9 @@
  * `/playground`: pick an agent version (`?agent=&version=` preselect it, `&conversation=` continues one), fill its
  * parameter form, and talk to it. Each message starts a run with `wait: false`; its journal streams live from
  * GET /v1/runs/{id}/stream into the events panel (model calls, tool calls with arguments and results, retries,
- * guardrail outcomes, usage and cost as they accrue). A running run can be cancelled.
+ * guardrail outcomes, usage and cost as they accrue). A running run can be cancelled. When the run waits for an
+ * approval, the call shows in the conversation with the inbox's own actions (approve, remember, reject with a reason,
+ * edit then approve); a decision made elsewhere turns the card into who decided what, and the events stream on.
  */
 import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
@@ -21,8 +23,13 @@ import { useAgents } from "@/lib/client/use-agents";
 import { useAgentVersionForm, useConversationMessages, useConversations, useSendMessage } from "@/lib/client/use-playground";
 import { useCancelRun, useRun, useRunStream } from "@/lib/client/use-runs";
 import { isDevProvider, isTerminalStatus, type RunEvent } from "@/lib/client/run-types";
+import { useRunApprovals } from "@/lib/client/use-run-approvals";
+import { useConversationOpenRuns } from "@/lib/client/use-conversation-open-runs";
+import { ApprovalCard } from "@/components/playground/approval-card";
 
 type Turn = { runId: string; userMessage: string };
+
+const APPROVAL_EVENTS = new Set(["approval-requested", "approval-decided", "run-completed", "run-failed", "run-cancelled"]);
 
 export function Playground() {
   const { projectId } = useCurrentProject();
@@ -68,6 +75,17 @@ export function Playground() {
     setTurns([]);
     setSelectedRun(null);
   }, [conversationParam, agentId, version]);
+
+  // A conversation opened again shows its unfinished runs as turns (a call still waiting is decided here).
+  const openRuns = useConversationOpenRuns(projectId, conversationParam);
+  useEffect(() => {
+    const found = openRuns.data ?? [];
+    if (!found.length) return;
+    setTurns((current) => {
+      const missing = found.filter((run) => !current.some((turn) => turn.runId === run.id));
+      return missing.length ? [...missing.map((run) => ({ runId: run.id, userMessage: run.input.userMessage ?? "" })), ...current] : current;
+    });
+  }, [openRuns.data, conversationParam]);
 
   const currentRunId = selectedRun ?? turns[turns.length - 1]?.runId ?? null;
   const currentRun = useRun(turns.length ? (turns[turns.length - 1]?.runId ?? null) : null);
@@ -273,9 +291,18 @@ function TurnView({ turn, selected, onSelect }: { turn: Turn; selected: boolean;
   const cancelled = stream.events.find((event) => event.type === "run-cancelled");
   const dev = isDevProvider(run.data?.provider?.id ?? (stream.events.find((e) => e.type === "turn-started")?.data.provider as { id?: string } | undefined)?.id);
   const output = completed?.data.output;
+  // Each approval-requested / approval-decided event in the run's stream (and its end: cancelling withdraws what is
+  // open) reads the run's approvals again, so a decision made elsewhere turns the pending card into who decided what.
+  const approvalEvents = stream.events.filter((event) => APPROVAL_EVENTS.has(event.type)).length;
+  const approvals = useRunApprovals(turn.runId, approvalEvents);
+  const waiting = (approvals.data?.data ?? []).some((approval) => approval.status === "pending");
   return (
     <div className="space-y-2" data-run-id={turn.runId}>
       <Bubble role="user">{turn.userMessage}</Bubble>
+      {(approvals.data?.data ?? []).map((approval) => (
+        <ApprovalCard key={approval.id} approval={approval} />
+      ))}
+      <ErrorBanner error={approvals.error} title="Cannot load the run's approvals" />
       {completed ? (
         <Bubble
           role="assistant"
@@ -300,6 +327,10 @@ function TurnView({ turn, selected, onSelect }: { turn: Turn; selected: boolean;
         <FailureBox failure={(failed.data.failure as { code: string; message: string }) ?? { code: "internal-error", message: "" }} />
       ) : cancelled ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">The run was cancelled.</p>
+      ) : waiting ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="run-waiting">
+          The run is suspended until the call above is decided: it holds no process meanwhile.
+        </p>
       ) : (
         <p className="flex items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400" role="status">
           <Spinner /> The agent is working… ({stream.events.length} events so far)

@@ -93,6 +93,18 @@ export function summarizeEvent(event: RunEvent, options: { devProvider?: boolean
         tone: "warning",
         body: ((d.findings as { guardrailId: string; version: string; check: string; message: string }[] | undefined) ?? []).map((f) => `${f.guardrailId}@${f.version} (${f.check}): ${f.message}`).join("; "),
       };
+    case "approval-requested":
+      return d.kind === "session"
+        ? { title: "Waiting for a person to allow the next turn", tone: "warning", body: `session approval (${str(d.reason)})` }
+        : { title: `Waiting for an approval of ${str(d.toolId)}@${str(d.version)}`, tone: "warning", body: `call ${str(d.callId)} · asks because the tool is ${str(d.reason)}` };
+    case "approval-decided": {
+      const decision = str(d.decision);
+      return {
+        title: `Approval ${decision}${d.edited ? " with edited arguments" : ""}`,
+        tone: decision === "approved" ? "success" : decision === "rejected" ? "warning" : "danger",
+        body: d.rationale ? <q>{str(d.rationale)}</q> : d.callId === "session" ? "session approval" : `call ${str(d.callId)}`,
+      };
+    }
     case "run-resumed":
       return { title: "Run resumed", tone: "neutral", body: `worker ${str(d.worker)}${d.previousWorker ? ` after ${str(d.previousWorker)}` : ""}` };
     case "run-completed":

@@ -78,7 +78,7 @@ export function RunPage({ runId }: { runId: string }) {
             {data.conversationId ? (
               <>
                 {" · "}
-                <Link className="text-indigo-700 hover:underline dark:text-indigo-300" href={`/runs?conversationId=${data.conversationId}`}>
+                <Link className="text-indigo-700 underline dark:text-indigo-300" href={`/runs?conversationId=${data.conversationId}`}>
                   conversation {shortId(data.conversationId)}
                 </Link>
               </>

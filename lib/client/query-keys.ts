@@ -62,3 +62,13 @@ export const conversationKeys = {
   list: (projectId: string, agentId: string) => ["conversations", "list", projectId, agentId] as const,
   messages: (conversationId: string) => ["conversations", "messages", conversationId] as const,
 };
+
+/** One run's approvals, every status (the playground's cards); under "approvals" so a decision refreshes them. */
+export const runApprovalKeys = {
+  list: (runId: string) => ["approvals", "run", runId] as const,
+};
+
+/** The unfinished runs of a conversation (the playground shows them again when the conversation is reopened). */
+export const conversationOpenRunKeys = {
+  list: (projectId: string, conversationId: string) => ["runs", "conversation-open", projectId, conversationId] as const,
+};
