@@ -311,20 +311,20 @@ test("the navigation's badge counts the project's pending approvals live, with a
   await expect(nav.getByTestId("nav-approval-count")).toHaveCount(0);
   const first = await startRun(e2e, phoneAgentId, "sloe");
   const firstApproval = await pendingOf(e2e, first.id);
-  await expect(nav.getByRole("link", { name: "Approvals, 1 pending", exact: true })).toBeVisible();
+  await expect(nav.getByRole("link", { name: /^Approvals\s*,\s*1\s*pending$/ })).toBeVisible();
   const second = await startRun(e2e, phoneAgentId, "tangerine");
   const secondApproval = await pendingOf(e2e, second.id);
-  await expect(nav.getByRole("link", { name: "Approvals, 2 pending", exact: true })).toBeVisible();
+  await expect(nav.getByRole("link", { name: /^Approvals\s*,\s*2\s*pending$/ })).toBeVisible();
   await expect(nav.getByTestId("nav-approval-count")).toHaveText("2");
   // On another page of the console too: the count follows the stream there.
   const elsewhere = await reviewer.newPage();
   try {
     await elsewhere.goto("/runs");
     const otherNav = elsewhere.getByRole("navigation", { name: "Main" });
-    await expect(otherNav.getByRole("link", { name: "Approvals, 2 pending", exact: true })).toBeVisible();
+    await expect(otherNav.getByRole("link", { name: /^Approvals\s*,\s*2\s*pending$/ })).toBeVisible();
     expect((await bootstrapCall(e2e, "POST", `/v1/approvals/${firstApproval.id}/complete`, { decision: "approve" })).status).toBe(200);
-    await expect(otherNav.getByRole("link", { name: "Approvals, 1 pending", exact: true })).toBeVisible();
-    await expect(nav.getByRole("link", { name: "Approvals, 1 pending", exact: true })).toBeVisible();
+    await expect(otherNav.getByRole("link", { name: /^Approvals\s*,\s*1\s*pending$/ })).toBeVisible();
+    await expect(nav.getByRole("link", { name: /^Approvals\s*,\s*1\s*pending$/ })).toBeVisible();
     await expectNoSeriousA11yViolations(elsewhere);
     expect((await bootstrapCall(e2e, "POST", `/v1/approvals/${secondApproval.id}/complete`, { decision: "reject", rationale: "badge done" })).status).toBe(200);
     await expect(otherNav.getByRole("link", { name: "Approvals", exact: true })).toBeVisible();
@@ -385,7 +385,7 @@ test("notifications: asked only on a click, remembered, shown for a new approval
     expect(await page.evaluate(() => window.localStorage.getItem("kindgi.approvals.notify"))).toBe("on");
 
     // In the foreground, a new approval shows in the list and no notification.
-    const seen = await startRun(e2e, agentId, "ugli");
+    const seen = await startRun(e2e, phoneAgentId, "ugli");
     const seenApproval = await pendingOf(e2e, seen.id);
     await expect(page.locator(`[data-testid=approval-row][data-approval-id="${seenApproval.id}"]`)).toBeVisible();
     const notifications = () => page.evaluate(() => (window as unknown as { __notifications: Array<{ title: string; options?: NotificationOptions }> }).__notifications.map((entry) => ({ title: entry.title, tag: entry.options?.tag })));
@@ -402,9 +402,9 @@ test("notifications: asked only on a click, remembered, shown for a new approval
     await page.evaluate(() => {
       (window as unknown as { __focused: boolean }).__focused = false;
     });
-    const hidden = await startRun(e2e, agentId, "vanilla");
+    const hidden = await startRun(e2e, phoneAgentId, "vanilla");
     const hiddenApproval = await pendingOf(e2e, hidden.id);
-    await expect.poll(notifications).toEqual([{ title: `${toolId} · ${agentId}`, tag: `approval-${hiddenApproval.id}` }]);
+    await expect.poll(notifications).toEqual([{ title: `${toolId} · ${phoneAgentId}`, tag: `approval-${hiddenApproval.id}` }]);
     await page.evaluate(() => (window as unknown as { __notifications: Array<{ onclick: () => void }> }).__notifications[0].onclick());
     await expect(page).toHaveURL(new RegExp(`/approvals/${hiddenApproval.id}$`));
     await expect(page.locator(`article[data-approval-id="${hiddenApproval.id}"]`)).toContainText(`${toolId} @ 1.0.0`);

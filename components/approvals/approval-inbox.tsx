@@ -44,6 +44,7 @@ export function NotifyToggle({ state, onEnable, onDisable }: { state: NotifyStat
     <Button size="sm" variant="ghost" aria-pressed={on} onClick={on ? onDisable : onEnable} title={on ? "A notification shows for each new approval while this tab is in the background" : undefined}>
       <span aria-hidden className={cn("h-2 w-2 rounded-full", on ? "bg-indigo-600" : "border border-zinc-500")} />
       Notify me of new approvals
+      {on ? <span className="rounded bg-indigo-50 px-1 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200">on</span> : null}
     </Button>
   );
 }

@@ -26,7 +26,7 @@ export function GrantConditionRows({ idPrefix, fields, rows, onChange, issues, s
           const valueLabel = row.operator === "one-of" ? `Values of condition ${number}, separated by commas` : `Value of condition ${number}`;
           return (
             <li key={index} data-testid="condition-row">
-              <div className="flex flex-wrap items-center gap-2">
+              <div className="grid grid-cols-1 items-center gap-2 sm:grid-cols-[9rem_9rem_minmax(0,1fr)_auto]">
                 <Select
                   aria-label={`Field of condition ${number}`}
                   value={row.field}
@@ -35,7 +35,6 @@ export function GrantConditionRows({ idPrefix, fields, rows, onChange, issues, s
                     const operators = next ? operatorsFor(next.kind) : [];
                     update(index, { field: event.target.value, operator: operators.includes(row.operator) ? row.operator : (operators[0] ?? "equals"), value: next?.kind === "boolean" ? "true" : "" });
                   }}
-                  className="w-36"
                 >
                   {fields.map((candidate) => (
                     <option key={candidate.name} value={candidate.name}>
@@ -43,7 +42,7 @@ export function GrantConditionRows({ idPrefix, fields, rows, onChange, issues, s
                     </option>
                   ))}
                 </Select>
-                <Select aria-label={`Operator of condition ${number}`} value={row.operator} onChange={(event) => update(index, { operator: event.target.value as ConditionRow["operator"] })} className="w-36">
+                <Select aria-label={`Operator of condition ${number}`} value={row.operator} onChange={(event) => update(index, { operator: event.target.value as ConditionRow["operator"] })}>
                   {(field ? operatorsFor(field.kind) : []).map((operator) => (
                     <option key={operator} value={operator}>
                       {OPERATOR_LABELS[operator]}
@@ -51,7 +50,7 @@ export function GrantConditionRows({ idPrefix, fields, rows, onChange, issues, s
                   ))}
                 </Select>
                 {field?.kind === "boolean" ? (
-                  <Select aria-label={valueLabel} value={row.value} onChange={(event) => update(index, { value: event.target.value })} className="w-28" aria-invalid={issue ? true : undefined} aria-describedby={issue ? `${id}-issue` : undefined}>
+                  <Select aria-label={valueLabel} value={row.value} onChange={(event) => update(index, { value: event.target.value })} aria-invalid={issue ? true : undefined} aria-describedby={issue ? `${id}-issue` : undefined}>
                     <option value="true">true</option>
                     <option value="false">false</option>
                   </Select>
@@ -63,7 +62,7 @@ export function GrantConditionRows({ idPrefix, fields, rows, onChange, issues, s
                     inputMode={field?.kind === "number" || field?.kind === "integer" ? "decimal" : undefined}
                     list={field?.options && row.operator !== "starts-with" ? `${id}-options` : undefined}
                     placeholder={field?.kind === "string" ? (row.operator === "one-of" ? "a, b, c" : "text") : "number"}
-                    className="w-40 min-w-0 flex-1"
+                    className="min-w-0"
                     aria-invalid={issue ? true : undefined}
                     aria-describedby={issue ? `${id}-issue` : undefined}
                   />

@@ -45,7 +45,6 @@ export function SideNav() {
             key={item.label}
             href={item.href}
             aria-current={active ? "page" : undefined}
-            aria-label={count ? `${item.label}, ${count.label} pending` : undefined}
             className={cn(
               base,
               focusRing,
@@ -57,9 +56,13 @@ export function SideNav() {
             <NavIcon name={item.icon} />
             <span>{item.label}</span>
             {count ? (
-              <span data-testid="nav-approval-count" aria-hidden="true" className="ml-auto min-w-5 rounded-full bg-indigo-600 px-1.5 py-0.5 text-center text-xs font-semibold tabular-nums text-white">
-                {count.label}
-              </span>
+              <>
+                <span className="sr-only">, </span>
+                <span data-testid="nav-approval-count" className="ml-auto min-w-5 rounded-full bg-indigo-600 px-1.5 py-0.5 text-center text-xs font-semibold tabular-nums text-white">
+                  {count.label}
+                </span>
+                <span className="sr-only"> pending</span>
+              </>
             ) : null}
           </Link>
         );

@@ -1,7 +1,7 @@
 /**
  * One follower of GET /v1/approvals/stream per query client, shared by every component that listens (the navigation's
  * badge, the inbox, an approval's page): it opens with the first listener and closes with the last. Each requested or
- * decided approval refreshes the approval queries once, then reaches every listener.
+ * decided approval refreshes the approval queries once, then reaches every listener; so does each (re)connection.
  */
 import type { QueryClient } from "@tanstack/react-query";
 import { followStream, type StreamHandle } from "@/lib/client/sse";
@@ -18,6 +18,9 @@ export function subscribeApprovalStream(client: QueryClient, listener: ApprovalS
   if (!shared) {
     const created: Shared = { handle: { close() {} }, live: false, listeners: new Set() };
     const setLive = (live: boolean) => {
+      // Connected (again): what changed before this connection started, or during a gap a resume cannot cover, is
+      // fetched once.
+      if (live && !created.live) void client.invalidateQueries({ queryKey: ["approvals", "list"] });
       created.live = live;
       for (const each of created.listeners) each.onLive?.(live);
     };
