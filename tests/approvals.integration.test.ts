@@ -335,6 +335,38 @@ describe("the approval gate", () => {
     expectError(await decide(page1.body.data[0].id, { decision: "approve" }, other.body.apiKey.key), 404, "not-found");
     for (const item of runs) await api("POST", `/v1/runs/${item.id}/cancel`);
   });
+
+  it("status=decided lists every decided approval, newest decision first with order=newest (cursor too); a bad order is 400", async () => {
+    const toolId = await tool();
+    const agentRef = await agent([toolId]);
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await run(agentRef, [{ toolCalls: [{ name: toolId, arguments: { word: `d${i}` } }] }, { text: "ok" }]));
+    const open = await run(agentRef, [{ toolCalls: [{ name: toolId, arguments: { word: "still open" } }] }, { text: "ok" }]);
+    const asked = [];
+    for (const item of runs) asked.push(await pendingOf(item.id));
+    // Decided in another order than asked: the last asked first, then the first, then the second.
+    expect((await decide(asked[2].id, { decision: "approve" })).status).toBe(200);
+    expect((await decide(asked[0].id, { decision: "reject", rationale: "no" })).status).toBe(200);
+    expect((await decide(asked[1].id, { decision: "approve" })).status).toBe(200);
+    const newest = await api("GET", `/v1/approvals?toolId=${toolId}&status=decided&order=newest`);
+    expect(newest.status, newest.text).toBe(200);
+    expect(newest.body.data.map((item: any) => item.id)).toEqual([asked[1].id, asked[0].id, asked[2].id]);
+    expect(newest.body.data.map((item: any) => item.status)).toEqual(["approved", "rejected", "approved"]);
+    const oldest = await api("GET", `/v1/approvals?toolId=${toolId}&status=decided`);
+    expect(oldest.body.data.map((item: any) => item.id)).toEqual([asked[2].id, asked[0].id, asked[1].id]);
+    const page1 = await api("GET", `/v1/approvals?toolId=${toolId}&status=decided&order=newest&limit=2`);
+    expect(page1.body.data.map((item: any) => item.id)).toEqual([asked[1].id, asked[0].id]);
+    const page2 = await api("GET", `/v1/approvals?toolId=${toolId}&status=decided&order=newest&limit=2&cursor=${page1.body.nextCursor}`);
+    expect(page2.body).toMatchObject({ hasMore: false });
+    expect(page2.body.data.map((item: any) => item.id)).toEqual([asked[2].id]);
+    const pendingNewest = await api("GET", `/v1/approvals?toolId=${toolId}&status=pending&order=newest`);
+    expect(pendingNewest.body.data.map((item: any) => item.runId)).toEqual([open.id]);
+    const all = await api("GET", `/v1/approvals?toolId=${toolId}&order=newest`);
+    expect(all.body.data.map((item: any) => item.runId)).toEqual([open.id, runs[2].id, runs[1].id, runs[0].id]);
+    const bad = expectError(await api("GET", "/v1/approvals?status=decided&order=sideways"), 400, "bad-input");
+    expect(bad.details.issues[0].path).toBe("/order");
+    await api("POST", `/v1/runs/${open.id}/cancel`);
+  });
 });
 
 /** Reads server-sent events until `until` holds for the events so far. */
@@ -381,7 +413,7 @@ describe("approval notifications", () => {
     expect(payloads.map((payload) => payload.type).sort()).toEqual(["approval.decided", "approval.requested"]);
     const requested = payloads.find((payload) => payload.type === "approval.requested");
     const decided = payloads.find((payload) => payload.type === "approval.decided");
-    expect(requested.data).toMatchObject({ approvalId: approval.id, runId: started.id, toolId, status: "pending", reason: "mutating", link: expect.stringContaining(`/v1/approvals/${approval.id}`) });
+    expect(requested.data).toMatchObject({ approvalId: approval.id, runId: started.id, toolId, status: "pending", reason: "mutating", link: expect.stringMatching(new RegExp(`^https?://[^/]+/approvals/${approval.id}$`)), apiUrl: expect.stringMatching(new RegExp(`^https?://[^/]+/v1/approvals/${approval.id}$`)) });
     expect(decided.data).toMatchObject({ approvalId: approval.id, status: "approved", decidedBy: tenant.adminUserId, rationale: "fine", edited: false });
     for (const request of hooks) expect(request.body).not.toContain("confidential-word-4711");
   });

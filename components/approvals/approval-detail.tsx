@@ -1,8 +1,11 @@
 "use client";
 import Link from "next/link";
-import { forwardRef, useImperativeHandle, useState } from "react";
+import { forwardRef, useImperativeHandle, useMemo, useState } from "react";
 import { diffLines } from "diff";
 import { SchemaForm } from "@/components/forms/schema-form";
+import { GrantConditionRows } from "@/components/approvals/grant-condition-form";
+import { ApprovalConversation } from "@/components/approvals/approval-conversation";
+import { conditionFields, conditionInWords, conditionSchema, type ConditionRow } from "@/lib/client/grant-condition";
 import { Badge, Button, Dialog, DialogContent, DialogFooter, ErrorBanner, Spinner, Textarea, cn } from "@/components/ui";
 import { isApiError } from "@/lib/client/api";
 import { useToolVersion } from "@/lib/client/use-tool-version";
@@ -44,8 +47,9 @@ export function Expiry({ iso }: { iso: string }) {
   );
 }
 
-export function grantScope(approval: Approval): string {
-  return `calls of ${approval.tool?.id ?? "this tool"} by ${approval.agent?.id ?? "this agent"} in this project`;
+/** The grant's scope in words; `condition`: the conditions in words (`amount ≤ 100`). */
+export function grantScope(approval: Approval, condition = ""): string {
+  return `calls of ${approval.tool?.id ?? "this tool"} by ${approval.agent?.id ?? "this agent"} in this project${condition ? ` where ${condition}` : ""}`;
 }
 
 function Value({ value }: { value: unknown }) {
@@ -130,7 +134,22 @@ export const ApprovalDetail = forwardRef<ApprovalActionsHandle, { approval: Appr
   const [edited, setEdited] = useState<unknown>(approval.arguments);
   const [reviewing, setReviewing] = useState(false);
   const pending = approval.status === "pending";
-  const toolVersion = useToolVersion(approval.tool?.id ?? "", dialog === "edit" ? approval.tool?.version : null);
+  const toolVersion = useToolVersion(approval.tool?.id ?? "", dialog === "edit" || dialog === "remember" ? approval.tool?.version : null);
+  const [conditionRows, setConditionRows] = useState<ConditionRow[]>([]);
+  const [conditionTried, setConditionTried] = useState(false);
+  const fields = useMemo(() => conditionFields(toolVersion.data?.manifest?.input), [toolVersion.data]);
+  const built = conditionSchema(conditionRows, fields);
+  const openRemember = () => {
+    decide.reset();
+    setConditionRows([]);
+    setConditionTried(false);
+    setDialog("remember");
+  };
+  const remember = () => {
+    setConditionTried(true);
+    if (built.issues.length) return;
+    submit({ decision: "approve", remember: built.condition ? { condition: built.condition } : true });
+  };
 
   const submit = (body: Parameters<typeof decide.mutate>[0]["body"]) =>
     decide.mutate(
@@ -153,7 +172,7 @@ export const ApprovalDetail = forwardRef<ApprovalActionsHandle, { approval: Appr
     approve: () => pending && !decide.isPending && submit({ decision: "approve" }),
     reject: () => pending && (decide.reset(), setReason(""), setDialog("reject")),
     edit: () => pending && approval.kind === "tool-call" && openEdit(),
-    remember: () => pending && (decide.reset(), setDialog("remember")),
+    remember: () => pending && approval.kind === "tool-call" && openRemember(),
   }));
 
   const title = approval.kind === "session" ? `Next turn of ${approval.agent?.id ?? "an agent"}` : `${approval.tool?.id ?? "a tool"} @ ${approval.tool?.version ?? "?"}`;
@@ -198,6 +217,8 @@ export const ApprovalDetail = forwardRef<ApprovalActionsHandle, { approval: Appr
         <dd>{pending ? <Expiry iso={approval.expiresAt} /> : `${approval.decidedAt ? new Date(approval.decidedAt).toLocaleString() : ""}${approval.rationale ? ` · “${approval.rationale}”` : ""}`}</dd>
       </dl>
 
+      {approval.kind === "session" ? <ApprovalConversation approval={approval} /> : null}
+
       {approval.kind === "tool-call" ? (
         <div className="mt-4">
           <ArgumentsTable value={approval.editedArguments ?? approval.arguments} />
@@ -217,9 +238,11 @@ export const ApprovalDetail = forwardRef<ApprovalActionsHandle, { approval: Appr
           <Button variant="primary" onClick={() => submit({ decision: "approve" })} disabled={decide.isPending} aria-keyshortcuts="a">
             Approve
           </Button>
-          <Button onClick={() => (decide.reset(), setDialog("remember"))} disabled={decide.isPending}>
-            Approve and remember…
-          </Button>
+          {approval.kind === "tool-call" ? (
+            <Button onClick={openRemember} disabled={decide.isPending}>
+              Approve and remember…
+            </Button>
+          ) : null}
           {approval.kind === "tool-call" ? (
             <Button onClick={openEdit} disabled={decide.isPending} aria-keyshortcuts="e">
               Edit then approve…
@@ -252,14 +275,18 @@ export const ApprovalDetail = forwardRef<ApprovalActionsHandle, { approval: Appr
       </Dialog>
 
       <Dialog open={dialog === "remember"} onOpenChange={(open) => !open && setDialog(null)}>
-        <DialogContent title="Approve and remember" description="Approves this call and stops asking for similar ones until the grant is revoked.">
+        <DialogContent title="Approve and remember" description="Approves this call and stops asking for similar ones until the grant is revoked." className="max-w-2xl">
           <p className="text-sm" data-testid="grant-scope">
-            From now on, allow <strong>{grantScope(approval)}</strong> without asking.
+            From now on, allow <strong>{grantScope(approval, conditionInWords(conditionRows, fields))}</strong> without asking.
           </p>
+          {toolVersion.isPending ? <Spinner label="Loading the tool's input schema" /> : null}
+          {toolVersion.isError ? <ErrorBanner className="mt-3" error={toolVersion.error} title="Cannot load the tool's input schema: the grant can only be unconditional" /> : null}
+          {toolVersion.data ? <GrantConditionRows idPrefix={`condition-${approval.id.slice(0, 8)}`} fields={fields} rows={conditionRows} onChange={setConditionRows} issues={built.issues} showIssues={conditionTried} /> : null}
+          {conditionRows.length ? <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400">A later call outside the condition, or without a field it names, asks again.</p> : null}
           {decide.isError ? <ErrorBanner className="mt-3" error={decide.error} title="The decision was not recorded" /> : null}
           <DialogFooter>
             <Button onClick={() => setDialog(null)}>Cancel</Button>
-            <Button variant="primary" onClick={() => submit({ decision: "approve", remember: true })} disabled={decide.isPending}>
+            <Button variant="primary" onClick={remember} disabled={decide.isPending}>
               Approve and remember
             </Button>
           </DialogFooter>

@@ -8,6 +8,7 @@ import { Button, Dialog, DialogContent, EmptyState, ErrorBanner, Kbd, Label, Pag
 import { useCurrentProject } from "@/lib/client/current-project";
 import { isTypingTarget } from "@/lib/client/use-keyboard-shortcut";
 import { approvalKeys, useApprovalStream, useApprovals, type Approval } from "@/lib/client/use-approvals";
+import { useApprovalNotifications, type NotifyState } from "@/lib/client/use-approval-notifications";
 
 const SHORTCUTS: Array<[string, string]> = [
   ["j", "Next approval"],
@@ -28,11 +29,34 @@ export function LiveIndicator({ live }: { live: boolean }) {
   );
 }
 
+/** The opt-in to browser notifications: asks the browser's permission only when clicked. */
+export function NotifyToggle({ state, onEnable, onDisable }: { state: NotifyState; onEnable(): void; onDisable(): void }) {
+  if (state === "unsupported") return null;
+  if (state === "denied") {
+    return (
+      <span className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="notify-state">
+        Notifications are blocked for this site in the browser
+      </span>
+    );
+  }
+  const on = state === "on";
+  return (
+    <Button size="sm" variant="ghost" aria-pressed={on} onClick={on ? onDisable : onEnable} title={on ? "A notification shows for each new approval while this tab is in the background" : undefined}>
+      <span aria-hidden className={cn("h-2 w-2 rounded-full", on ? "bg-indigo-600" : "border border-zinc-500")} />
+      Notify me of new approvals
+      {on ? <span className="rounded bg-indigo-50 px-1 text-xs text-indigo-800 dark:bg-indigo-950 dark:text-indigo-200">on</span> : null}
+    </Button>
+  );
+}
+
 /** /approvals: pending calls oldest first on the left, the selected one on the right; live through the stream. */
 export function ApprovalInbox() {
   const { projectId } = useCurrentProject();
   const approvals = useApprovals(projectId, "pending");
-  const { live, lastDecided } = useApprovalStream();
+  const notifications = useApprovalNotifications();
+  const { live, lastDecided } = useApprovalStream((event) => {
+    if (event.approval.projectId === projectId) notifications.notify(event);
+  });
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -119,6 +143,7 @@ export function ApprovalInbox() {
         actions={
           <div className="flex items-center gap-3">
             <LiveIndicator live={live} />
+            <NotifyToggle state={notifications.state} onEnable={() => void notifications.enable()} onDisable={notifications.disable} />
             <Button size="sm" variant="ghost" onClick={() => setHelp(true)}>
               Shortcuts <Kbd>?</Kbd>
             </Button>

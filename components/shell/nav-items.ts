@@ -1,11 +1,14 @@
-/** The console's sections, in the order the navigation shows them; `href: null` is not available yet. */
-export type NavItem = { label: string; href: string | null; icon: keyof typeof navIcons; description: string };
+/**
+ * The console's sections, in the order the navigation shows them; `href: null` is not available yet. `badge`: a live
+ * count shown beside the label.
+ */
+export type NavItem = { label: string; href: string | null; icon: keyof typeof navIcons; description: string; badge?: "pending-approvals" };
 
 export const navItems: NavItem[] = [
   { label: "Catalog", href: "/tools", icon: "catalog", description: "Registered tools and their schemas" },
   { label: "Agents", href: "/agents", icon: "agents", description: "Agent definitions and their versions" },
   { label: "Playground", href: "/playground", icon: "playground", description: "Talk to an agent" },
-  { label: "Approvals", href: "/approvals", icon: "approvals", description: "Tool calls waiting for a person" },
+  { label: "Approvals", href: "/approvals", icon: "approvals", description: "Tool calls waiting for a person", badge: "pending-approvals" },
   { label: "Runs", href: "/runs", icon: "runs", description: "What agents did, step by step" },
   { label: "Settings", href: "/settings", icon: "settings", description: "Projects, keys, providers and secrets" },
 ];

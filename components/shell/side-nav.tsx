@@ -3,6 +3,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { cn, focusRing, Tooltip } from "@/components/ui";
 import { navIcons, navItems } from "@/components/shell/nav-items";
+import { usePendingApprovalCount } from "@/lib/client/use-pending-approval-count";
 
 function NavIcon({ name }: { name: keyof typeof navIcons }) {
   return (
@@ -15,6 +16,7 @@ function NavIcon({ name }: { name: keyof typeof navIcons }) {
 /** The left navigation: the sections that exist as links, the ones still to come as disabled entries with a tooltip. */
 export function SideNav() {
   const pathname = usePathname() ?? "/";
+  const pending = usePendingApprovalCount();
   return (
     <nav aria-label="Main" className="flex flex-col gap-0.5 px-2 py-3">
       {navItems.map((item) => {
@@ -37,6 +39,7 @@ export function SideNav() {
           );
         }
         const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
+        const count = item.badge === "pending-approvals" ? pending : null;
         return (
           <Link
             key={item.label}
@@ -52,6 +55,15 @@ export function SideNav() {
           >
             <NavIcon name={item.icon} />
             <span>{item.label}</span>
+            {count ? (
+              <>
+                <span className="sr-only">, </span>
+                <span data-testid="nav-approval-count" className="ml-auto min-w-5 rounded-full bg-indigo-600 px-1.5 py-0.5 text-center text-xs font-semibold tabular-nums text-white">
+                  {count.label}
+                </span>
+                <span className="sr-only"> pending</span>
+              </>
+            ) : null}
           </Link>
         );
       })}

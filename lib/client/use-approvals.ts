@@ -1,8 +1,8 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiFetch, type Page } from "@/lib/client/api";
-import { followStream } from "@/lib/client/sse";
+import { subscribeApprovalStream, type ApprovalStreamEvent } from "@/lib/client/approval-stream";
 
 /** An approval as GET /v1/approvals/{id} returns it. */
 export type Approval = {
@@ -34,15 +34,15 @@ export type ApprovalDecision = { decision: "approve" | "reject"; rationale?: str
 
 export const approvalKeys = {
   all: ["approvals"] as const,
-  list: (projectId: string, status: string) => ["approvals", "list", projectId, status] as const,
+  list: (projectId: string, status: string, order: "oldest" | "newest" = "oldest") => ["approvals", "list", projectId, status, order] as const,
   detail: (approvalId: string) => ["approvals", "detail", approvalId] as const,
 };
 
-/** The project's approvals with a status, oldest first (GET /v1/approvals). */
-export function useApprovals(projectId: string, status = "pending") {
+/** The project's approvals with a status (`decided`: any but pending), oldest first or newest (GET /v1/approvals). */
+export function useApprovals(projectId: string, status = "pending", order: "oldest" | "newest" = "oldest") {
   return useQuery({
-    queryKey: approvalKeys.list(projectId, status),
-    queryFn: ({ signal }) => apiFetch<Page<Approval>>("/v1/approvals", { query: { projectId, status, limit: 100 }, signal }),
+    queryKey: approvalKeys.list(projectId, status, order),
+    queryFn: ({ signal }) => apiFetch<Page<Approval>>("/v1/approvals", { query: { projectId, status: status || undefined, order, limit: 100 }, signal }),
     enabled: Boolean(projectId),
   });
 }
@@ -67,34 +67,29 @@ export function useDecideApproval() {
 }
 
 /**
- * Follows GET /v1/approvals/stream (reconnecting with Last-Event-ID after a drop): each requested or decided approval
- * refreshes the approval queries. Returns whether the stream is connected, and the last decided approval seen.
+ * Follows GET /v1/approvals/stream (one connection shared by every listener, reconnecting with Last-Event-ID after a
+ * drop): each requested or decided approval refreshes the approval queries. Returns whether the stream is connected,
+ * and the last decided approval seen; `onEvent` hears each event.
  */
-export function useApprovalStream() {
+export function useApprovalStream(onEvent?: (event: ApprovalStreamEvent) => void) {
   const client = useQueryClient();
   const [live, setLive] = useState(false);
   const [lastDecided, setLastDecided] = useState<Approval | null>(null);
+  const handler = useRef(onEvent);
   useEffect(() => {
-    const handle = followStream("/v1/approvals/stream", {
-      onEvent(message) {
-        if (message.event !== "approval.requested" && message.event !== "approval.decided") return;
-        try {
-          const payload = JSON.parse(message.data) as { approval?: Approval };
-          if (payload.approval) {
-            client.setQueryData(approvalKeys.detail(payload.approval.id), payload.approval);
-            if (message.event === "approval.decided") setLastDecided(payload.approval);
-          }
-        } catch {
-          // a malformed event only refreshes the lists
-        }
-        void client.invalidateQueries({ queryKey: ["approvals", "list"] });
-      },
-      isLast: () => false,
-      onConnected: setLive,
-      onError: () => setLive(false),
-    });
-    return () => handle.close();
-  }, [client]);
+    handler.current = onEvent;
+  });
+  useEffect(
+    () =>
+      subscribeApprovalStream(client, {
+        onLive: setLive,
+        onEvent(event) {
+          if (event.type === "approval.decided") setLastDecided(event.approval);
+          handler.current?.(event);
+        },
+      }),
+    [client],
+  );
   return { live, lastDecided };
 }
 

@@ -225,10 +225,15 @@ export async function getApproval(actor: Actor, approvalId: string): Promise<App
   return approvalView(await findApproval(actor, approvalId));
 }
 
-export type ApprovalFilters = { status?: ApprovalStatus; runId?: string; agentId?: string; toolId?: string; projectId?: string };
+/** `decided`: any status but pending. */
+export const APPROVAL_STATUS_FILTERS = [...APPROVAL_STATUSES, "decided"] as const;
+export type ApprovalStatusFilter = (typeof APPROVAL_STATUS_FILTERS)[number];
+export const APPROVAL_ORDERS = ["oldest", "newest"] as const;
 
-/** Oldest first: (requestedAt, id) after the cursor. */
-function oldestFirstAfter(cursor: string | undefined): Prisma.ApprovalWhereInput {
+export type ApprovalFilters = { status?: ApprovalStatusFilter; runId?: string; agentId?: string; toolId?: string; projectId?: string; order?: (typeof APPROVAL_ORDERS)[number] };
+
+/** (key, id) after the cursor in the list's order. */
+function afterCursor(cursor: string | undefined, key: "requestedAt" | "decidedAt", newest: boolean): Prisma.ApprovalWhereInput {
   if (!cursor) return {};
   let parsed: unknown;
   try {
@@ -240,26 +245,34 @@ function oldestFirstAfter(cursor: string | undefined): Prisma.ApprovalWhereInput
     throw new AppError("bad-input", "cursor is not a cursor this list gave", { issues: [{ path: "/cursor", message: "not a cursor of this list" }] });
   }
   const at = new Date(parsed[0]);
-  return { OR: [{ requestedAt: { gt: at } }, { requestedAt: at, id: { gt: parsed[1] } }] };
+  const beyond = newest ? "lt" : "gt";
+  return { OR: [{ [key]: { [beyond]: at } }, { [key]: at, id: { [beyond]: parsed[1] } }] };
 }
 
-/** GET /v1/approvals: oldest first. */
+/**
+ * GET /v1/approvals: oldest first (or `order: "newest"`). A list of decided approvals (`decided` or a decided status) is
+ * ordered by when they were decided, any other by when they were asked for.
+ */
 export async function listApprovals(actor: Actor, filters: ApprovalFilters, page: { limit: number; cursor?: string }): Promise<Page<ApprovalView>> {
   const db = await getDb();
+  const key = filters.status && filters.status !== "pending" ? "decidedAt" : "requestedAt";
+  const newest = filters.order === "newest";
+  const status = filters.status === "decided" ? { not: "pending" } : filters.status;
   const rows = await db.approval.findMany({
     where: {
       tenantId: actor.tenantId,
       ...projectFilter(actor, filters.projectId),
-      ...(filters.status ? { status: filters.status } : {}),
+      ...(status ? { status } : {}),
+      ...(key === "decidedAt" ? { decidedAt: { not: null } } : {}),
       ...(filters.runId ? { runId: filters.runId } : {}),
       ...(filters.agentId ? { agentId: filters.agentId } : {}),
       ...(filters.toolId ? { toolId: filters.toolId } : {}),
-      ...oldestFirstAfter(page.cursor),
+      AND: [afterCursor(page.cursor, key, newest)],
     },
-    orderBy: [{ requestedAt: "asc" }, { id: "asc" }],
+    orderBy: [{ [key]: newest ? "desc" : "asc" }, { id: newest ? "desc" : "asc" }],
     take: page.limit + 1,
   });
-  return toPage(rows, page.limit, (row) => [row.requestedAt.toISOString(), row.id], approvalView);
+  return toPage(rows, page.limit, (row) => [(row[key] ?? row.requestedAt).toISOString(), row.id], approvalView);
 }
 
 // ---- deciding ----
@@ -562,16 +575,18 @@ export function startApprovalSweeper(env: NodeJS.ProcessEnv = process.env): void
 /** The public base of completion links (KINDGI_PUBLIC_URL, else NEXTAUTH_URL, else this server on its port). */
 /**
  * The project's notification endpoints hear of an approval asked for or decided, in the transaction that records
- * it: what it is about and a link to it — never its arguments (edited or not) or anything secret.
+ * it: what it is about, a link to its console page (`/approvals/{id}`) and its API URL — never its arguments (edited
+ * or not) or anything secret.
  */
 async function notifyApproval(tx: DbTx, row: Approval, type: "approval.requested" | "approval.decided"): Promise<void> {
   await enqueueNotification(tx, {
     tenantId: row.tenantId,
     projectId: row.projectId,
     type,
-    link: `${publicBaseUrl()}/v1/approvals/${row.id}`,
+    link: `${publicBaseUrl()}/approvals/${row.id}`,
     data: {
       approvalId: row.id,
+      apiUrl: `${publicBaseUrl()}/v1/approvals/${row.id}`,
       kind: row.kind,
       status: row.status,
       reason: row.reason,

@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
-import { APPROVAL_STATUSES } from "@/lib/services/approvals";
+import { APPROVAL_ORDERS, APPROVAL_STATUSES, APPROVAL_STATUS_FILTERS } from "@/lib/services/approvals";
 
 const approvalParams = { approvalId: { kind: "uuid", description: "Approval id." } } as const;
 const ref = { type: "object", required: ["id", "version"], properties: { id: { type: "string" }, version: { type: "string" } } } as const;
@@ -57,10 +57,12 @@ export const listApprovalsOperation = defineOperation({
   path: "/v1/approvals",
   tag: "Approvals",
   summary: "List approvals, oldest first",
+  description: "A list of decided approvals (`status` decided, approved, rejected, expired or withdrawn) is ordered by when they were decided; any other by when they were asked for.",
   auth: "key",
   query: {
     ...pageQuery,
-    status: { enum: [...APPROVAL_STATUSES], description: "Only approvals in this status." },
+    status: { enum: [...APPROVAL_STATUS_FILTERS], description: "Only approvals in this status; `decided`: approved, rejected, expired or withdrawn." },
+    order: { enum: [...APPROVAL_ORDERS], default: "oldest", description: "`oldest` first (the default) or `newest` first." },
     runId: { ...uuid, description: "Only this run's approvals." },
     agentId: { type: "string", minLength: 1, maxLength: 200, description: "Only this agent's approvals." },
     toolId: { type: "string", minLength: 1, maxLength: 200, description: "Only calls of this tool." },
