@@ -298,11 +298,20 @@ async function startInvocation(turn: Turn, tool: { id: string; version: string }
 
 // ---- call-model ----
 
+type StepSignal = { at: string; signal: AbortSignal; deadline: AbortSignal };
+/** The step signal of each execution, kept while the deadline stays the same (one timer per turn, not per step). */
+const stepSignals = new WeakMap<TurnContext, StepSignal>();
+
 /** A signal that fires at the run's deadline or when the worker must stop. */
 function stepSignal(turn: Turn): { signal: AbortSignal; deadline: AbortSignal } {
-  const remaining = Math.max(0, Date.parse((turn.state.started as RunStart).deadline) - turn.ctx.env.now().getTime());
+  const at = (turn.state.started as RunStart).deadline;
+  const kept = stepSignals.get(turn.ctx);
+  if (kept && kept.at === at) return kept;
+  const remaining = Math.max(0, Date.parse(at) - turn.ctx.env.now().getTime());
   const deadline = AbortSignal.timeout(Math.max(1, remaining));
-  return { signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
+  const made = { at, signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
+  stepSignals.set(turn.ctx, made);
+  return made;
 }
 
 async function manifestOf(turn: Turn, toolId: string, version: string): Promise<ToolManifest | null> {

@@ -56,6 +56,8 @@ function isStringSchema(schema: unknown): boolean {
 }
 
 function jsonObject(text: string): Record<string, unknown> | undefined {
+  // Most messages are prose: skip the parse (and the exception it would throw) unless it can be an object.
+  if (!text.trimStart().startsWith("{")) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return isRecord(value) ? value : undefined;

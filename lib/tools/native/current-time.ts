@@ -69,10 +69,16 @@ function formatterFor(timeZone: string): { format: Intl.DateTimeFormat; canonica
  * `instant` as {@link currentTime} reports it in `timeZone`, or an `invalid-arguments` error naming an unknown zone:
  * the model gets it back as the call's result and can call again with a valid zone (or none, for UTC).
  */
+const UTC_WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
 export function describeInstant(instant: Date, timeZone: string): NativeToolResult {
   const zone = formatterFor(timeZone);
   if (!zone) {
     return invalidArguments(`unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as "Europe/Berlin", "America/New_York" or "UTC", or omit timezone for UTC`);
+  }
+  if (zone.canonical === "UTC") {
+    const iso = instant.toISOString();
+    return { ok: true, output: { iso, unixMs: instant.getTime(), timezone: "UTC", local: iso.slice(0, 19), weekday: UTC_WEEKDAYS[instant.getUTCDay()], utcOffset: "+00:00" } };
   }
   const format = zone.format;
   const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
