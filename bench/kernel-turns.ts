@@ -19,7 +19,7 @@
  *                    process and database as (b): turns/s of the kernel under concurrent load.
  *   (f) floor      – the raw-driver floor: the same commits (the same statements, the same data: the three commits of
  *                    one journaled turn of row (b), replayed with a new run id each time) issued directly on the driver
- *                    — PGlite's `query`, or `pg` with named prepared statements — with no kernel, no Prisma and no
+ *                    — PGlite's wire protocol or `pg`, with named prepared statements as the kernel uses — with no kernel, no Prisma and no
  *                    catalog reads around them. The bench prints the ratio row(b)/row(f) of the p50s.
  *   (c) peer       – the Vercel AI SDK (`ai`, `generateText` + `MockLanguageModelV3`) in memory (bench/peer/ai-sdk-turn.mts),
  *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
@@ -54,7 +54,7 @@ import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../t
 import type { TurnHarness } from "./turn-harness";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
 import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
-import { statementName } from "../lib/db";
+import { pgliteRawQuery, statementName } from "../lib/db";
 import type { JournalEvent, ModelCalledData, TurnStartedData } from "../lib/kernel/types";
 
 const USER_MESSAGE = "UTC";
@@ -451,7 +451,7 @@ function migrationSql(): string[] {
 
 /** Row (f): the sampled turn's commits replayed on the bare driver of the backend, in a fresh database. */
 async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Row> {
-  const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite query";
+  const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite, prepared";
   const commits = floorCommits(sample);
   let query: RawQuery;
   let close: () => Promise<void>;
@@ -469,7 +469,9 @@ async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurn
     const { PGlite } = await import("@electric-sql/pglite");
     const db = new PGlite(path.join(dataDir, "pgdata"));
     for (const sql of migrationSql()) await db.exec(sql);
-    query = (sql, params) => db.query(sql, params);
+    // The same named, prepared statements the kernel sends on PGlite (Parse once, then Bind/Execute/Sync).
+    const prepared = await pgliteRawQuery(db);
+    query = (sql, params) => prepared(sql, params);
     close = () => db.close();
   }
   const owner = "bench-floor";

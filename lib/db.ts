@@ -42,9 +42,45 @@ async function createDatabase(): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const pglite = new PGlite(config.dataDir);
-  const parsers = { [TIMESTAMP_OID]: utcTimestamp };
-  const raw: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await pglite.query<T>(sql, params as unknown[], { parsers })).rows;
-  return { client: withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions })), raw };
+  return { client: withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions })), raw: await pgliteRawQuery(pglite) };
+}
+
+/**
+ * PGlite's `query` parses and plans its statement every time; the kernel's statements are named and prepared once
+ * (Parse), then each call is Bind/Execute/Sync in one message. It holds PGlite's transaction and query locks, as
+ * `query` does, so it never runs inside another caller's open transaction.
+ */
+export async function pgliteRawQuery(pglite: import("@electric-sql/pglite").PGlite): Promise<RawQuery> {
+  const { protocol, parse } = await import("@electric-sql/pglite");
+  const options = { parsers: { [TIMESTAMP_OID]: utcTimestamp } };
+  const prepared = new Set<string>();
+  const text = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
+  return async <T>(sql: string, params: readonly unknown[]) => {
+    const name = statementName({ sql });
+    if (!name) return (await pglite.query<T>(sql, params as unknown[], options)).rows;
+    return pglite._runExclusiveTransaction(() =>
+      pglite._runExclusiveQuery(async () => {
+        if (!prepared.has(name)) {
+          await pglite.execProtocol(concat([protocol.serialize.parse({ name, text: sql, types: [] }), protocol.serialize.sync()]));
+          prepared.add(name);
+        }
+        const values = params.map(text) as string[];
+        const message = concat([protocol.serialize.bind({ statement: name, values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]);
+        const { messages } = await pglite.execProtocol(message);
+        return parse.parseResults(messages, pglite.parsers, options)[0].rows as T[];
+      }),
+    );
+  };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return all;
 }
 
 const settleHooks = new WeakMap<object, (() => void)[]>();
