@@ -30,6 +30,8 @@ export function configurationProblems(env: Record<string, string | undefined> = 
       problems.push((error as Error).message);
     }
   }
+  const compress = env.KINDGI_COMPRESS;
+  if (compress !== undefined && compress !== "" && compress !== "0" && compress !== "1") problems.push("KINDGI_COMPRESS must be 1 (gzip responses) or 0 (leave compression to the reverse proxy)");
   for (const [name, min, max, what] of INTEGERS) {
     const value = env[name];
     if (value === undefined || value === "") continue;

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { call, expectError, kindgi, toolManifest } from "./helpers/api";
+import { call, expectError, kindgi, newTenant, toolManifest } from "./helpers/api";
 import { freePort, freshPostgresDatabase, root, startServer, type RunningServer } from "./helpers/server";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -88,13 +88,14 @@ describe("a fatal configuration error", () => {
 
   it("makes npm start exit 1 at once with every problem on stderr, never the values", async () => {
     const secret = "not-a-32-byte-key-but-secret-looking";
-    const result = runToExit([path.join(root, "scripts/start.mjs")], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short", KINDGI_SECRETS_KEY: secret, KINDGI_RUN_LEASE_MS: "soon", PORT: String(await freePort()) });
+    const result = runToExit([path.join(root, "scripts/start.mjs")], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short", KINDGI_SECRETS_KEY: secret, KINDGI_RUN_LEASE_MS: "soon", KINDGI_COMPRESS: "yes", PORT: String(await freePort()) });
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.ms).toBeLessThan(15_000);
     expect(result.stderr).toContain("the configuration is not valid");
     expect(result.stderr).toContain("KINDGI_BOOTSTRAP_API_KEY must look like kgi_ followed by 20 to 200 letters and digits");
     expect(result.stderr).toMatch(/KINDGI_SECRETS_KEY must be 32 bytes/);
     expect(result.stderr).toMatch(/KINDGI_RUN_LEASE_MS .* must be a whole number from 1000/);
+    expect(result.stderr).toContain("KINDGI_COMPRESS must be 1 (gzip responses) or 0");
     expect(result.stdout + result.stderr).not.toContain(secret);
     expect(result.stdout + result.stderr).not.toContain("kgi_short");
   });
@@ -107,5 +108,34 @@ describe("a fatal configuration error", () => {
     expect(result.stderr).toContain("KINDGI_BOOTSTRAP_API_KEY must look like kgi_");
     // It printed the error once, not once per request.
     expect(result.stderr.match(/KINDGI_BOOTSTRAP_API_KEY must look like/g)).toHaveLength(1);
+  });
+});
+
+describe("response compression", () => {
+  it("is left to the reverse proxy by default and done by the server with KINDGI_COMPRESS=1", async () => {
+    const tenant = await newTenant("compression");
+    for (let i = 0; i < 12; i++) expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...toolManifest(), projectId: tenant.projectId } })).status).toBe(201);
+    const plain = await fetch(`${kindgi().baseUrl}/v1/tools?limit=100`, { headers: { Authorization: `Bearer ${tenant.key}`, "Accept-Encoding": "gzip" } });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    // The same list the compressing server gzips below: past the threshold.
+    expect((await plain.text()).length).toBeGreaterThan(2048);
+
+    const { backend } = kindgi();
+    const database = backend === "postgresql" ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!) : null;
+    if (database) cleanups.push(database.drop);
+    const server = await startServer({ env: { DATABASE_URL: database?.url, KINDGI_COMPRESS: "1", KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined } });
+    cleanups.push(() => server.stop());
+    const dataDir = server.dataDir;
+    if (dataDir) cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
+    const firstKey = /API key:\s+(kgi_\w+)/.exec(server.output())![1];
+    const projectId = /project id:\s+([0-9a-f-]{36})/.exec(server.output())![1];
+    // Enough tools that the list is past the compression threshold.
+    for (let i = 0; i < 5; i++) expect((await call("POST", "/v1/tools", { baseUrl: server.baseUrl, key: firstKey, body: { ...toolManifest(), projectId } })).status).toBe(201);
+    const gzipped = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: { Authorization: `Bearer ${firstKey}`, "Accept-Encoding": "gzip" } });
+    expect(gzipped.status).toBe(200);
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    expect((await gzipped.json()).data.length).toBeGreaterThanOrEqual(5);
   });
 });
