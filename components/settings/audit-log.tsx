@@ -157,7 +157,7 @@ function AuditRow({ event }: { event: AuditEvent }) {
         {event.data ? (
           <details>
             <summary className="cursor-pointer text-indigo-700 dark:text-indigo-300">{Object.keys(event.data).length} fields</summary>
-            <pre className="mt-1 max-w-lg overflow-x-auto rounded bg-zinc-50 p-2 font-mono dark:bg-zinc-900">{JSON.stringify(event.data, null, 2)}</pre>
+            <pre tabIndex={0} className="mt-1 max-w-lg overflow-x-auto rounded bg-zinc-50 p-2 font-mono dark:bg-zinc-900">{JSON.stringify(event.data, null, 2)}</pre>
           </details>
         ) : (
           "—"

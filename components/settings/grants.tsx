@@ -78,7 +78,7 @@ function GrantRow({ grant, projectName, userName, canWrite }: { grant: ApprovalG
         {grant.condition !== null ? (
           <details className="mt-1 text-xs">
             <summary className="cursor-pointer text-indigo-700 dark:text-indigo-300">The condition as JSON Schema</summary>
-            <pre className="mt-1 max-w-md overflow-x-auto rounded bg-zinc-50 p-2 font-mono dark:bg-zinc-900">{JSON.stringify(grant.condition, null, 2)}</pre>
+            <pre tabIndex={0} className="mt-1 max-w-md overflow-x-auto rounded bg-zinc-50 p-2 font-mono dark:bg-zinc-900">{JSON.stringify(grant.condition, null, 2)}</pre>
           </details>
         ) : null}
       </td>

@@ -149,7 +149,6 @@ export function CopyField({ id, label, value, mono = true }: { id: string; label
       <div className="mt-1 flex gap-2">
         <Input id={id} readOnly value={value} className={mono ? "font-mono text-xs" : undefined} onFocus={(e) => e.currentTarget.select()} />
         <Button
-          aria-label={`Copy ${label.toLowerCase()}`}
           onClick={async () => {
             try {
               await navigator.clipboard.writeText(value);
@@ -160,6 +159,7 @@ export function CopyField({ id, label, value, mono = true }: { id: string; label
           }}
         >
           {copied ? "Copied" : "Copy"}
+          <span className="sr-only"> {label.toLowerCase()}</span>
         </Button>
       </div>
     </div>

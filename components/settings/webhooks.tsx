@@ -192,12 +192,12 @@ function CreateWebhookDialog({ projectId, isAdmin, onClose }: { projectId: strin
           <div className="space-y-3">
             <CopyField id="webhook-url" label="Receiver URL" value={created.receiverUrl} />
             <CopyField id="webhook-secret" label="Signing secret" value={created.secret} />
-            <div>
-              <p className="text-sm">
-                Deliveries follow <a className="text-indigo-700 underline dark:text-indigo-300" href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">Standard Webhooks</a>: sign them with a Standard Webhooks library, or by hand:
-              </p>
-              <pre className="mt-1 overflow-x-auto rounded bg-zinc-50 p-2 font-mono text-xs dark:bg-zinc-950" aria-label="How to post a signed delivery with curl">{curlHint(created.receiverUrl)}</pre>
-            </div>
+            <figure>
+              <figcaption className="text-sm">
+                Deliveries follow <a className="text-indigo-700 underline dark:text-indigo-300" href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">Standard Webhooks</a>: use a Standard Webhooks library, or sign a delivery by hand with curl:
+              </figcaption>
+              <pre tabIndex={0} className="mt-1 overflow-x-auto rounded bg-zinc-50 p-2 font-mono text-xs dark:bg-zinc-950">{curlHint(created.receiverUrl)}</pre>
+            </figure>
             <DialogFooter>
               <Button variant="primary" onClick={onClose}>
                 Done

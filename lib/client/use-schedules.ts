@@ -34,12 +34,14 @@ export type CreateScheduleBody = {
   toolsAllowedUnattended?: string[];
 };
 
-/** The project's active and paused schedules, newest first. */
+/** The project's active and paused schedules, newest first, refreshed every 15 s. */
 export function useSchedules(projectId: string) {
   return useQuery({
     queryKey: automationKeys.schedules(projectId),
     queryFn: ({ signal }) => apiFetch<Page<Schedule>>("/v1/schedules", { query: { projectId, limit: 100 }, signal }),
     enabled: Boolean(projectId),
+    // The next fire moves on at every tick.
+    refetchInterval: 15_000,
   });
 }
 
