@@ -65,11 +65,11 @@ function GrantRow({ grant, projectName, userName, canWrite }: { grant: ApprovalG
   return (
     <tr data-grant-id={grant.id}>
       <td className={`${td} break-all`}>
-        <Link href={`/agents/${encodeURIComponent(grant.agentId)}`} className="font-mono text-indigo-700 hover:underline dark:text-indigo-300">
+        <Link href={`/agents/${encodeURIComponent(grant.agentId)}`} className="inline-block py-1 font-mono text-indigo-700 hover:underline dark:text-indigo-300">
           {grant.agentId}
         </Link>
         <div className="font-mono text-xs text-zinc-700 dark:text-zinc-300">
-          calls <Link href={`/tools/${encodeURIComponent(grant.toolId)}`} className="text-indigo-700 hover:underline dark:text-indigo-300">{grant.toolId}</Link>
+          calls <Link href={`/tools/${encodeURIComponent(grant.toolId)}`} className="inline-block py-1 text-indigo-700 hover:underline dark:text-indigo-300">{grant.toolId}</Link>
         </div>
       </td>
       <td className={td}>{projectName}</td>
@@ -86,7 +86,7 @@ function GrantRow({ grant, projectName, userName, canWrite }: { grant: ApprovalG
         {userName(grant.createdBy)}
         <div className="text-zinc-600 dark:text-zinc-400">{formatTime(grant.createdAt)}</div>
         {grant.approvalId ? (
-          <Link href={`/approvals/${grant.approvalId}`} className="text-indigo-700 hover:underline dark:text-indigo-300" aria-label={`The approval ${grant.approvalId} this grant came from`}>
+          <Link href={`/approvals/${grant.approvalId}`} className="inline-block py-1 text-indigo-700 hover:underline dark:text-indigo-300" title={`The approval ${grant.approvalId} this grant came from`}>
             from approval {shortId(grant.approvalId)}
           </Link>
         ) : null}
