@@ -59,7 +59,7 @@ export function AuditLogPage() {
       {isAdmin ? (
         <form
           aria-label="Filter the audit log"
-          className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-zinc-200 p-3 md:grid-cols-3 xl:grid-cols-6 dark:border-zinc-800"
+          className="mb-4 grid grid-cols-2 gap-3 rounded-lg border border-zinc-200 p-3 md:grid-cols-3 dark:border-zinc-800"
           onSubmit={(e) => {
             e.preventDefault();
             setFilters(toFilters(draft));
