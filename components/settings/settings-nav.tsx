@@ -9,6 +9,11 @@ export const settingsSections = [
   { href: "/settings/providers", label: "Model providers" },
   { href: "/settings/mcp", label: "MCP endpoints" },
   { href: "/settings/members", label: "Members and roles" },
+  { href: "/settings/grants", label: "Approval grants" },
+  { href: "/settings/schedules", label: "Schedules" },
+  { href: "/settings/webhooks", label: "Webhooks" },
+  { href: "/settings/notifications", label: "Notifications" },
+  { href: "/settings/audit-log", label: "Audit log" },
 ] as const;
 
 /** The settings' own navigation, beside each settings page. */

@@ -72,3 +72,16 @@ export const runApprovalKeys = {
 export const conversationOpenRunKeys = {
   list: (projectId: string, conversationId: string) => ["runs", "conversation-open", projectId, conversationId] as const,
 };
+
+/** Automation settings: approval grants, schedules (and their fires), webhooks (and their deliveries), the audit log, notification endpoints. */
+export const automationKeys = {
+  all: ["automation"] as const,
+  grants: (projectId: string, filters: { revoked?: boolean } = {}) => ["automation", "grants", projectId, filters] as const,
+  schedules: (projectId: string) => ["automation", "schedules", projectId] as const,
+  fires: (scheduleId: string) => ["automation", "fires", scheduleId] as const,
+  webhooks: (projectId: string) => ["automation", "webhooks", projectId] as const,
+  deliveries: (webhookId: string) => ["automation", "deliveries", webhookId] as const,
+  audit: (filters: Record<string, string | undefined>) => ["automation", "audit", filters] as const,
+  notificationEndpoints: (projectId: string) => ["automation", "notification-endpoints", projectId] as const,
+  notificationDeliveries: (endpointId: string) => ["automation", "notification-deliveries", endpointId] as const,
+};
