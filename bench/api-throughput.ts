@@ -17,7 +17,8 @@
  *                                   what the route wrapper and auth cost on top of Next.js (both served from the
  *                                   per-tenant cache when warm).
  *   4. GET  /constant (baseline)  – a bare Next.js route handler returning constant JSON, in a minimal Next app built
- *                                   at run time in a temp directory; it shows the floor set by Next.js itself.
+ *                                   at run time in a temp directory, with the product's `compress: false` (by default
+ *                                   the product leaves gzip to a reverse proxy); it shows the floor set by Next.js itself.
  * Only one server is under load at a time: the product server is stopped before the baseline server starts.
  * Throughput = counted requests / wall time of the scenario; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
@@ -230,7 +231,7 @@ async function createBaselineApp(dir: string) {
   const workspaceRoot = commonAncestor(fs.realpathSync(dir), fs.realpathSync(root));
   fs.writeFileSync(
     path.join(dir, "next.config.mjs"),
-    `/** @type {import('next').NextConfig} */\nexport default { poweredByHeader: false, turbopack: { root: ${JSON.stringify(workspaceRoot)} }, outputFileTracingRoot: ${JSON.stringify(workspaceRoot)} };\n`,
+    `/** @type {import('next').NextConfig} */\nexport default { poweredByHeader: false, compress: false, turbopack: { root: ${JSON.stringify(workspaceRoot)} }, outputFileTracingRoot: ${JSON.stringify(workspaceRoot)} };\n`,
   );
   fs.writeFileSync(
     path.join(dir, "tsconfig.json"),
