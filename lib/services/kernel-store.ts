@@ -3,8 +3,8 @@
  * straight on the driver under the Prisma client (`getRawQuery` in lib/db.ts: the same pg pool or PGlite instance),
  * one statement per commit: a CTE updates the run — guarded by the lease owner and
  * "not finished", which is the proof the writer still holds the run — and inserts the commit's events numbered from
- * the updated `lastSeq`, returning the whole run row. Its statement text never changes, so PostgreSQL prepares it once
- * per connection (see `statementName` in lib/db.ts). A plan that writes through the transaction (a native tool's
+ * the updated `lastSeq`, returning the whole run row. Its statement text never changes, so it is prepared once: per
+ * connection on PostgreSQL, once per process on PGlite (see `statementName` and `pgliteRawQuery` in lib/db.ts). A plan that writes through the transaction (a native tool's
  * write) or appends to a conversation runs in an interactive Prisma transaction whose last statement is the same CTE.
  * Everything else (claim, leases, reads) is everyday data access.
  */
