@@ -151,8 +151,19 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   await expect(diff.getByRole("row").filter({ hasText: "added" }).filter({ hasText: refund })).toHaveCount(1);
   await expect(diff.getByRole("row").filter({ hasText: "removed" }).filter({ hasText: '"name": "Support helper"' })).toHaveCount(1);
   await expect(diff.getByRole("row").filter({ hasText: "added" }).filter({ hasText: '"name": "Support helper v2"' })).toHaveCount(1);
+
+  // What an expired approval does: an agent setting beside the versions, saved when picked, kept after a reload.
+  const expiry = page.getByRole("group", { name: "When an approval expires" });
+  await expect(expiry.getByRole("radio", { name: /The server's default/ })).toBeChecked();
+  await expect(expiry.getByText("Now: when an approval expires, the call goes back to the model as a rejection.")).toBeVisible();
+  await expiry.getByRole("radio", { name: /Fail the run/ }).check();
+  await expect(expiry.getByText("Now: when an approval expires, the run fails.")).toBeVisible();
+  expect((await api.get<{ onApprovalExpired: string | null }>(`/v1/agents/${agentId}`)).body.onApprovalExpired).toBe("fail");
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, "agent-versions");
+  await page.reload();
+  await page.getByRole("tab", { name: "Versions" }).click();
+  await expect(page.getByRole("group", { name: "When an approval expires" }).getByRole("radio", { name: /Fail the run/ })).toBeChecked();
 
   // The list shows the agent at its latest version.
   await page.goto("/agents");

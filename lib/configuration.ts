@@ -32,6 +32,8 @@ export function configurationProblems(env: Record<string, string | undefined> = 
   }
   const compress = env.KINDGI_COMPRESS;
   if (compress !== undefined && compress !== "" && compress !== "0" && compress !== "1") problems.push("KINDGI_COMPRESS must be 1 (gzip responses) or 0 (leave compression to the reverse proxy)");
+  const expired = env.KINDGI_APPROVAL_EXPIRED;
+  if (expired !== undefined && expired !== "" && expired !== "reject" && expired !== "fail") problems.push("KINDGI_APPROVAL_EXPIRED must be reject (an expired approval goes back to the model) or fail (the turn fails)");
   for (const [name, min, max, what] of INTEGERS) {
     const value = env[name];
     if (value === undefined || value === "") continue;

@@ -207,6 +207,30 @@ describe("the approval gate", () => {
     expect((await api("GET", `/v1/approval-grants?agentId=${agentRef.id}&revoked=false`)).body.data).toEqual([]);
   });
 
+  it("the gate's decision is journaled before the wait: a grant made meanwhile does not skip the reviewer, and the run asks once", async () => {
+    const toolId = await tool();
+    const agentRef = await agent([toolId]);
+    const waiting = await run(agentRef, [{ toolCalls: [{ name: toolId, arguments: { word: "waits" } }] }, { text: "ok" }]);
+    const held = await pendingOf(waiting.id);
+    // Another run of the same agent and tool is approved and remembered while the first one waits.
+    const other = await run(agentRef, [{ toolCalls: [{ name: toolId, arguments: { word: "other" } }] }, { text: "ok" }]);
+    expect((await decide((await pendingOf(other.id)).id, { decision: "approve", remember: true })).status).toBe(200);
+    await waitFor(other.id, finished);
+    await sleep(300);
+    // The grant applies to calls asked from now on, not to the one already waiting for a person.
+    expect((await api("GET", `/v1/runs/${waiting.id}`)).body.status).toBe("suspended");
+    expect((await api("GET", `/v1/approvals/${held.id}`)).body.status).toBe("pending");
+    expect(callsTo(toolId)).toEqual([{ word: "other" }]);
+    // Rejected, it stays rejected: the grant does not run it either, and the journal asked exactly once.
+    expect((await decide(held.id, { decision: "reject", rationale: "not this one" })).status).toBe(200);
+    expect((await waitFor(waiting.id, finished)).status).toBe("completed");
+    expect(callsTo(toolId)).toEqual([{ word: "other" }]);
+    const types = (await journal(waiting.id)).map((event) => event.type);
+    expect(types.filter((type) => type === "approval-requested")).toHaveLength(1);
+    expect(types.filter((type) => type === "approval-decided")).toHaveLength(1);
+    expect(types).not.toContain("tool-call-started");
+  });
+
   it("a conditional grant passes a call inside its condition and asks for the next one outside it", async () => {
     const toolId = await tool();
     const agentRef = await agent([toolId]);

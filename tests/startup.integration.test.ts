@@ -88,7 +88,7 @@ describe("a fatal configuration error", () => {
 
   it("makes npm start exit 1 at once with every problem on stderr, never the values", async () => {
     const secret = "not-a-32-byte-key-but-secret-looking";
-    const result = runToExit([path.join(root, "scripts/start.mjs")], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short", KINDGI_SECRETS_KEY: secret, KINDGI_RUN_LEASE_MS: "soon", KINDGI_COMPRESS: "yes", PORT: String(await freePort()) });
+    const result = runToExit([path.join(root, "scripts/start.mjs")], { KINDGI_BOOTSTRAP_API_KEY: "kgi_short", KINDGI_SECRETS_KEY: secret, KINDGI_RUN_LEASE_MS: "soon", KINDGI_COMPRESS: "yes", KINDGI_APPROVAL_EXPIRED: "later", PORT: String(await freePort()) });
     expect(result.status, result.stdout + result.stderr).toBe(1);
     expect(result.ms).toBeLessThan(15_000);
     expect(result.stderr).toContain("the configuration is not valid");
@@ -96,6 +96,7 @@ describe("a fatal configuration error", () => {
     expect(result.stderr).toMatch(/KINDGI_SECRETS_KEY must be 32 bytes/);
     expect(result.stderr).toMatch(/KINDGI_RUN_LEASE_MS .* must be a whole number from 1000/);
     expect(result.stderr).toContain("KINDGI_COMPRESS must be 1 (gzip responses) or 0");
+    expect(result.stderr).toContain("KINDGI_APPROVAL_EXPIRED must be reject (an expired approval goes back to the model) or fail");
     expect(result.stdout + result.stderr).not.toContain(secret);
     expect(result.stdout + result.stderr).not.toContain("kgi_short");
   });

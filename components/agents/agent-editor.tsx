@@ -26,6 +26,7 @@ import { JsonField } from "./json-field";
 import { PreviewPanel } from "./preview-panel";
 import { useDebounced } from "./use-debounced";
 import { VersionHistory } from "./version-diff";
+import { ApprovalExpiryChoiceSection } from "./expiry-choice";
 import { EditorShell } from "./editor-shell";
 
 /** `/agents/{agentId}`: loads the agent, then edits from its latest version (or `?version=`). */
@@ -144,14 +145,17 @@ export function AgentEditor({ agent, base, onOpenVersion }: EditorProps) {
             <JsonField id="agent-raw-json" label="Definition JSON" describedBy="raw-json-help" value={draft} onChange={(v) => v && typeof v === "object" && !Array.isArray(v) && setDraft(v as Draft)} minHeight="28rem" />
           </section>
         ) : agent ? (
-          <VersionHistory
-            agentId={agent.agentId}
-            versions={agent.versions}
-            onOpen={(v) => {
-              onOpenVersion?.(v);
-              setTab("form");
-            }}
-          />
+          <div className="space-y-4">
+            <VersionHistory
+              agentId={agent.agentId}
+              versions={agent.versions}
+              onOpen={(v) => {
+                onOpenVersion?.(v);
+                setTab("form");
+              }}
+            />
+            <ApprovalExpiryChoiceSection agent={agent} />
+          </div>
         ) : null
       }
       right={<PreviewPanel form={form} render={render} validation={validation} values={values} onValuesChange={setValues} />}

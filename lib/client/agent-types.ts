@@ -21,7 +21,20 @@ export type AgentVersion = {
   definition: AgentDefinition;
 };
 
-export type AgentDetail = { agentId: string; projectId: string; latestVersion: string | null; latest: AgentVersion | null; versions: AgentVersionSummary[]; createdAt: string };
+/** What an expired approval of the agent's calls does: back to the model as a rejection, or the turn fails. */
+export type ApprovalExpiryChoice = "reject" | "fail";
+
+export type AgentDetail = {
+  agentId: string;
+  projectId: string;
+  latestVersion: string | null;
+  latest: AgentVersion | null;
+  versions: AgentVersionSummary[];
+  createdAt: string;
+  /** The agent's own choice; null: the server's default. */
+  onApprovalExpired: ApprovalExpiryChoice | null;
+  effectiveOnApprovalExpired: ApprovalExpiryChoice;
+};
 
 export type ToolResolutionItem = { index: number; id: string; range: string; version: string | null; available: string[] };
 

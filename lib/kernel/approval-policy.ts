@@ -92,11 +92,16 @@ export function approvalTtlMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(parsed) && parsed >= 1000 ? Math.min(parsed, MAX_WAIT_MS) : DEFAULT_APPROVAL_TTL_MS;
 }
 
+export type ApprovalExpiryAction = "reject" | "fail";
+
 /**
- * What an expired approval does to the call (KINDGI_APPROVAL_EXPIRED): `reject` (default) — it goes back to the
- * model as a rejection with reason `expired` and the turn continues — or `fail`: the turn fails (approval-expired).
- * The Agent schema has no field for it, so it is the deployment's choice.
+ * What an expired approval does to the call: `reject` — it goes back to the model as a rejection with reason
+ * `expired` and the turn continues — or `fail`: the turn fails (approval-expired). An agent chooses it
+ * (`PATCH /v1/agents/{agentId}` `onApprovalExpired`, outside the versioned definition, which has no field for it);
+ * otherwise the deployment's KINDGI_APPROVAL_EXPIRED decides, `reject` by default. The choice is fixed on the
+ * approval when it is asked.
  */
-export function expiredApprovalAction(env: NodeJS.ProcessEnv = process.env): "reject" | "fail" {
+export function expiredApprovalAction(agentChoice?: string | null, env: NodeJS.ProcessEnv = process.env): ApprovalExpiryAction {
+  if (agentChoice === "reject" || agentChoice === "fail") return agentChoice;
   return env.KINDGI_APPROVAL_EXPIRED === "fail" ? "fail" : "reject";
 }

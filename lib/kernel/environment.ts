@@ -76,6 +76,8 @@ export type ApprovalRecord = {
   editedArguments: unknown;
   decidedBy: string | null;
   rationale: string | null;
+  /** What expiry does to a tool call, fixed when it was asked (the agent's choice, else the deployment's). */
+  onExpired: "reject" | "fail";
 };
 
 /** A wait token's row as the kernel reads it back on resume (never the token). */

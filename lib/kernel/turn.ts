@@ -21,7 +21,7 @@ import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { randomBytes, createHash } from "node:crypto";
 import { runToolCalls } from "@/lib/kernel/scheduler";
 import { isPaused, type ApprovalGateway, type KernelEnvironment, type PauseTicket, type RunScope } from "@/lib/kernel/environment";
-import { argumentsHash, asksForSession, asksWhenUnattended, decideCall, DEFAULT_WAIT_MS, expiredApprovalAction } from "@/lib/kernel/approval-policy";
+import { argumentsHash, asksForSession, asksWhenUnattended, decideCall, DEFAULT_WAIT_MS } from "@/lib/kernel/approval-policy";
 import { releasesLease, type CommitPlan, type KernelRun, type KernelStore, type KernelTx, type RunPatch } from "@/lib/kernel/store";
 import {
   foldJournal,
@@ -832,7 +832,7 @@ async function resolveAwaited(turn: Turn, waits: AwaitedItem[]): Promise<Advance
         events.push(decided("approved", session ? {} : { arguments: edited ? record.editedArguments : record.arguments, edited }));
         continue;
       }
-      if (record.status === "expired" && (session || expiredApprovalAction() === "fail")) {
+      if (record.status === "expired" && (session || record.onExpired === "fail")) {
         events.push(decided("expired"));
         if (!session) failure ??= { code: "approval-expired", message: `the approval of call ${item.callId} expired before a person decided`, details: { approvalId: item.approvalId, callId: item.callId } };
         continue;

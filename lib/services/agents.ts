@@ -9,7 +9,8 @@ import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, uninvocableToolWarnings, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
-import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, requireSemverVersion, setAgentExpiryChoice, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { expiredApprovalAction } from "@/lib/kernel/approval-policy";
 
 export type AgentVersionView = {
   agentId: string;
@@ -110,7 +111,23 @@ export async function getAgent(actor: Actor, agentId: string) {
     latest: latest ? agentVersionView(latest) : null,
     versions: versions.map(catalogVersionSummary),
     createdAt: entry.createdAt.toISOString(),
+    ...expiryChoiceView(entry.onApprovalExpired),
   };
+}
+
+function expiryChoiceView(choice: string | null) {
+  const own = choice === "reject" || choice === "fail" ? choice : null;
+  return { onApprovalExpired: own, effectiveOnApprovalExpired: expiredApprovalAction(own) };
+}
+
+/**
+ * PATCH /v1/agents/{agentId}: the agent's settings that live outside its versioned definition. Today one:
+ * `onApprovalExpired` — what an expired approval of its calls does (`reject`: back to the model as a rejection with
+ * reason `expired`; `fail`: the turn fails; null: the deployment's default). Applies to approvals asked from now on.
+ */
+export async function updateAgentSettings(actor: Actor, agentId: string, body: { onApprovalExpired: "reject" | "fail" | null }) {
+  await setAgentExpiryChoice(actor, agentId, body.onApprovalExpired);
+  return getAgent(actor, agentId);
 }
 
 /** An agent's versions newest first (by semver); the cursor is the last version shown. */

@@ -23,7 +23,7 @@ import type { RunOrigin } from "@/lib/services/run-origin";
 import { getValidator } from "@/lib/tools/json-schema";
 import { getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import { approvalTtlMs, MAX_WAIT_MS } from "@/lib/kernel/approval-policy";
+import { approvalTtlMs, expiredApprovalAction, MAX_WAIT_MS, type ApprovalExpiryAction } from "@/lib/kernel/approval-policy";
 import type { ApprovalGateway, ApprovalRecord, ApprovalRequest, WaitRecord } from "@/lib/kernel/environment";
 import { isTerminalStatus } from "@/lib/kernel/types";
 
@@ -53,6 +53,7 @@ export type ApprovalView = {
   decidedAt: string | null;
   rationale: string | null;
   grantId: string | null;
+  onExpired: ApprovalExpiryAction;
 };
 
 export function approvalView(row: Approval): ApprovalView {
@@ -79,6 +80,7 @@ export function approvalView(row: Approval): ApprovalView {
     decidedAt: row.decidedAt?.toISOString() ?? null,
     rationale: row.rationale,
     grantId: row.grantId,
+    onExpired: row.onExpired === "fail" ? "fail" : "reject",
   };
 }
 
@@ -140,6 +142,8 @@ function wakeFeed(tenantId: string): void {
 export async function createApprovalInTx(tx: DbTx, request: ApprovalRequest): Promise<{ approvalId: string }> {
   const { scope } = request;
   const run = await tx.run.findUniqueOrThrow({ where: { id: scope.runId }, select: { origin: true, createdBy: true } });
+  // The agent's choice of what expiry does (else the deployment's), fixed now: a later change applies to later asks.
+  const entry = request.agent ? await tx.catalogEntry.findUnique({ where: { tenantId_kind_entryId: { tenantId: scope.tenantId, kind: "agent", entryId: request.agent.id } }, select: { onApprovalExpired: true } }) : null;
   const row = await tx.approval.create({
     data: {
       tenantId: scope.tenantId,
@@ -160,6 +164,7 @@ export async function createApprovalInTx(tx: DbTx, request: ApprovalRequest): Pr
       startedBy: run.createdBy,
       requestedAt: request.requestedAt,
       expiresAt: request.expiresAt,
+      onExpired: request.kind === "session" ? "fail" : expiredApprovalAction(entry?.onApprovalExpired),
     },
   });
   await appendApprovalEvent(tx, row, "approval.requested");
@@ -632,7 +637,7 @@ export const dbApprovalGateway: ApprovalGateway = {
   async loadApprovals(ids) {
     const db = await getDb();
     const rows = await db.approval.findMany({ where: { id: { in: [...ids] } } });
-    return rows.map((row): ApprovalRecord => ({ id: row.id, runId: row.runId, callId: row.callId, status: row.status, argumentsHash: row.argumentsHash, arguments: row.arguments ?? null, editedArguments: row.editedArguments ?? null, decidedBy: row.decidedBy, rationale: row.rationale }));
+    return rows.map((row): ApprovalRecord => ({ id: row.id, runId: row.runId, callId: row.callId, status: row.status, argumentsHash: row.argumentsHash, arguments: row.arguments ?? null, editedArguments: row.editedArguments ?? null, decidedBy: row.decidedBy, rationale: row.rationale, onExpired: row.onExpired === "fail" ? "fail" : "reject" }));
   },
 
   async createWait(kernelTx, input) {

@@ -297,6 +297,23 @@ export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, e
   });
 }
 
+/**
+ * An agent's choice of what an expired approval does (`reject`, `fail`, or null for the deployment's default). Not
+ * versioned: it applies to approvals asked from now on, whatever version the run uses. Setting the same value again
+ * changes nothing and records nothing.
+ */
+export async function setAgentExpiryChoice(actor: Actor, entryId: string, choice: "reject" | "fail" | null) {
+  requireWrite(actor);
+  const existing = await findEntry(actor, "agent", entryId);
+  if (existing.onApprovalExpired === choice) return existing;
+  const db = await getDb();
+  return db.$transaction(async (tx) => {
+    const updated = await tx.catalogEntry.update({ where: { id: existing.id }, data: { onApprovalExpired: choice } });
+    await audit(tx, actor, { action: "agent.approval-expiry-changed", subjectType: "agent", subjectId: entryId, projectId: existing.projectId, data: { from: existing.onApprovalExpired, to: choice } });
+    return updated;
+  });
+}
+
 /** A version in a list of versions: its state, without the document. */
 export const catalogVersionSummary = (row: CatalogVersionRow) => ({ version: row.version, status: row.status, isLatest: row.isLatest, registeredAt: row.registeredAt.toISOString(), statusChangedAt: row.statusChangedAt?.toISOString() ?? null });
 

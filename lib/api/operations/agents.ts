@@ -258,6 +258,20 @@ export const previewAgentFormOperation = defineOperation({
   errors: ["bad-input", "unknown-field"],
 });
 
+const agentEntrySchema = {
+  required: ["agentId", "projectId", "latestVersion", "latest", "versions", "createdAt", "onApprovalExpired", "effectiveOnApprovalExpired"],
+  properties: {
+    agentId: { type: "string" },
+    projectId: uuid,
+    latestVersion: nullable({ type: "string" }),
+    latest: nullable(agentVersionSchema),
+    versions: { type: "array", items: versionSummary },
+    createdAt: dateTime,
+    onApprovalExpired: { enum: ["reject", "fail", null], description: "The agent's choice of what an expired approval does (PATCH /v1/agents/{agentId}); null: the deployment's default." },
+    effectiveOnApprovalExpired: { enum: ["reject", "fail"], description: "What an approval asked now would do on expiry: the agent's choice, else the deployment's KINDGI_APPROVAL_EXPIRED (default reject)." },
+  },
+};
+
 export const getAgentOperation = defineOperation({
   operationId: "getAgent",
   method: "GET",
@@ -271,12 +285,36 @@ export const getAgentOperation = defineOperation({
       description: "The agent.",
       schema: {
         type: "object",
-        required: ["agentId", "projectId", "latestVersion", "latest", "versions", "createdAt"],
-        properties: { agentId: { type: "string" }, projectId: uuid, latestVersion: nullable({ type: "string" }), latest: nullable(agentVersionSchema), versions: { type: "array", items: versionSummary }, createdAt: dateTime },
+        required: agentEntrySchema.required,
+        properties: agentEntrySchema.properties,
       },
     },
   },
   errors: ["bad-input", "not-found"],
+});
+
+export const updateAgentOperation = defineOperation({
+  operationId: "updateAgent",
+  method: "PATCH",
+  path: "/v1/agents/{agentId}",
+  tag: "Agents",
+  summary: "Change an agent's settings outside its versioned definition (what an expired approval does)",
+  description:
+    "`onApprovalExpired`: what happens to a call of this agent whose approval nobody decided before it expired — `reject` (the call goes back to the model as a rejection with reason `expired` and the turn continues), `fail` (the turn fails with approval-expired), or null (the deployment's KINDGI_APPROVAL_EXPIRED, `reject` unless set). It applies to every version and to approvals asked from now on (each approval shows its own `onExpired`). A viewer → 403. Recorded in the audit log.",
+  auth: "key",
+  idempotent: true,
+  params: agentParams,
+  body: {
+    validation: "schema",
+    schema: {
+      type: "object",
+      required: ["onApprovalExpired"],
+      additionalProperties: false,
+      properties: { onApprovalExpired: { enum: ["reject", "fail", null], description: "reject, fail, or null for the deployment's default." } },
+    },
+  },
+  responses: { 200: { description: "The agent, as GET answers it.", schema: { type: "object", required: agentEntrySchema.required, properties: agentEntrySchema.properties } } },
+  errors: ["bad-input", "unknown-field", "not-found", "permission-denied"],
 });
 
 export const listAgentVersionsOperation = defineOperation({

@@ -7,7 +7,7 @@ const ref = { type: "object", required: ["id", "version"], properties: { id: { t
 
 export const approvalSchema = {
   type: "object",
-  required: ["id", "kind", "status", "projectId", "runId", "callId", "agent", "conversationId", "tool", "reason", "effects", "arguments", "argumentsHash", "editedArguments", "startedBy", "origin", "requestedAt", "expiresAt", "decidedBy", "decidedAt", "rationale", "grantId"],
+  required: ["id", "kind", "status", "projectId", "runId", "callId", "agent", "conversationId", "tool", "reason", "effects", "arguments", "argumentsHash", "editedArguments", "startedBy", "origin", "requestedAt", "expiresAt", "decidedBy", "decidedAt", "rationale", "grantId", "onExpired"],
   properties: {
     id: uuid,
     kind: { enum: ["tool-call", "session"], description: "`tool-call`: one call the approval gate stopped. `session`: the next turn of a conversation (the agent's conversationPolicy.hitlAfterTurns)." },
@@ -31,6 +31,7 @@ export const approvalSchema = {
     decidedAt: nullable(dateTime),
     rationale: nullable({ type: "string" }),
     grantId: nullable({ ...uuid, description: "The grant an approve-and-remember created." }),
+    onExpired: { enum: ["reject", "fail"], description: "What happens if nobody decides before `expiresAt`, fixed when it was asked: `reject` — the call goes back to the model as a rejection with reason `expired` and the turn continues; `fail` — the turn fails with approval-expired. The agent's `onApprovalExpired` (PATCH /v1/agents/{agentId}), else the deployment's KINDGI_APPROVAL_EXPIRED (default reject). A session approval always fails." },
   },
 } as const;
 

@@ -1,0 +1,64 @@
+"use client";
+
+/**
+ * What an expired approval of this agent's calls does — an agent setting outside its versions
+ * (PATCH /v1/agents/{agentId} `onApprovalExpired`). Saved as soon as a choice is picked.
+ */
+import { useId } from "react";
+import type { AgentDetail, ApprovalExpiryChoice } from "@/lib/client/agent-types";
+import { useUpdateAgentSettings } from "@/lib/client/use-agent-settings";
+import { ErrorBanner } from "@/components/ui";
+
+const OPTIONS: { value: ApprovalExpiryChoice | null; label: string; help: string }[] = [
+  { value: null, label: "The server's default", help: "KINDGI_APPROVAL_EXPIRED on the server; unless it says fail, the call goes back to the model as a rejection." },
+  { value: "reject", label: "Send it back to the model", help: "The call is not run; the model gets a rejection with the reason expired and the turn goes on." },
+  { value: "fail", label: "Fail the run", help: "The call is not run and the turn fails with approval-expired." },
+];
+
+const IN_WORDS: Record<ApprovalExpiryChoice, string> = { reject: "the call goes back to the model as a rejection", fail: "the run fails" };
+
+export function ApprovalExpiryChoiceSection({ agent }: { agent: AgentDetail }) {
+  const update = useUpdateAgentSettings(agent.agentId);
+  const name = useId();
+  const chosen = update.isPending ? (update.variables?.onApprovalExpired ?? null) : agent.onApprovalExpired;
+  return (
+    <section aria-labelledby={`${name}-title`} className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
+      <fieldset disabled={update.isPending} aria-describedby={`${name}-now`}>
+        <legend id={`${name}-title`} className="text-sm font-semibold">
+          When an approval expires
+        </legend>
+        <p className="mb-3 text-xs text-zinc-600 dark:text-zinc-400">
+          For every version of this agent, and for approvals asked from now on (each approval keeps what it was asked with).
+        </p>
+        <div className="space-y-2">
+          {OPTIONS.map((option) => {
+            const id = `${name}-${option.value ?? "default"}`;
+            return (
+              <div key={id} className="flex items-start gap-2">
+                <input
+                  type="radio"
+                  id={id}
+                  name={`${name}-choice`}
+                  className="mt-1 h-4 w-4 accent-indigo-600"
+                  checked={chosen === option.value}
+                  onChange={() => update.mutate({ onApprovalExpired: option.value })}
+                  aria-describedby={`${id}-help`}
+                />
+                <label htmlFor={id} className="text-sm">
+                  <span className="font-medium">{option.label}</span>
+                  <span id={`${id}-help`} className="block text-xs text-zinc-600 dark:text-zinc-400">
+                    {option.help}
+                  </span>
+                </label>
+              </div>
+            );
+          })}
+        </div>
+        <p id={`${name}-now`} role="status" className="mt-3 text-xs text-zinc-700 dark:text-zinc-300">
+          {update.isPending ? "Saving…" : `Now: when an approval expires, ${IN_WORDS[agent.effectiveOnApprovalExpired]}.`}
+        </p>
+      </fieldset>
+      <ErrorBanner className="mt-3" title="The choice was not saved" error={update.error} />
+    </section>
+  );
+}
