@@ -46,8 +46,8 @@ WITH r AS (
   WHERE "id" = $1::uuid AND "leaseOwner" = $2::text AND "status" NOT IN ('completed', 'failed', 'cancelled')
   RETURNING *
 ), e AS (
-  INSERT INTO "RunEvent" ("id", "tenantId", "runId", "seq", "type", "data", "createdAt")
-  SELECT gen_random_uuid(), r."tenantId", r."id", r."lastSeq" - $3::int + x.ord::int, x.ev->>'type', x.ev->'data', now()
+  INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
+  SELECT r."tenantId", r."id", r."lastSeq" - $3::int + x.ord::int, x.ev->>'type', x.ev->'data', now()
   FROM r CROSS JOIN LATERAL jsonb_array_elements($19::jsonb) WITH ORDINALITY AS x(ev, ord)
 )
 SELECT r.*, now() AS "committedAt" FROM r`;
@@ -67,8 +67,8 @@ WITH r AS (
     CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz)
   RETURNING *
 ), e AS (
-  INSERT INTO "RunEvent" ("id", "tenantId", "runId", "seq", "type", "data", "createdAt")
-  SELECT gen_random_uuid(), r."tenantId", r."id", x.ord::int, x.ev->>'type', x.ev->'data', r."createdAt"
+  INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
+  SELECT r."tenantId", r."id", x.ord::int, x.ev->>'type', x.ev->'data', r."createdAt"
   FROM r CROSS JOIN LATERAL jsonb_array_elements($23::jsonb) WITH ORDINALITY AS x(ev, ord)
 ), c AS (
   UPDATE "Conversation" SET "lastActivityAt" = now() WHERE $9::uuid IS NOT NULL AND "id" = $9::uuid
