@@ -205,6 +205,17 @@ describe("the approval gate", () => {
     expect(third.status).toBe("suspended");
     expect(callsTo(toolId)).toEqual([{ word: "one" }, { word: "two" }]);
     expect((await api("GET", `/v1/approval-grants?agentId=${agentRef.id}&revoked=false`)).body.data).toEqual([]);
+
+    // The decision, the grant and its revocation are in the audit log, with who and when.
+    const audited = async (query: string) => (await api("GET", `/v1/audit?${query}`)).body.data as any[];
+    const who = { actorId: tenant.adminUserId, projectId: tenant.projectId, createdAt: expect.any(String) };
+    expect(await audited(`subjectType=approval&subjectId=${approval.id}`)).toEqual([
+      expect.objectContaining({ ...who, action: "approval.approved", data: expect.objectContaining({ runId: first.id, toolId, edited: false, grantId: decided.body.grantId }) }),
+    ]);
+    expect((await audited(`subjectType=approval-grant&subjectId=${decided.body.grantId}`)).map((entry) => [entry.action, entry.actorId])).toEqual([
+      ["approval-grant.revoked", tenant.adminUserId],
+      ["approval-grant.created", tenant.adminUserId],
+    ]);
   });
 
   it("the gate's decision is journaled before the wait: a grant made meanwhile does not skip the reviewer, and the run asks once", async () => {
