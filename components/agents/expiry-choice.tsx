@@ -7,6 +7,7 @@
 import { useId } from "react";
 import type { AgentDetail, ApprovalExpiryChoice } from "@/lib/client/agent-types";
 import { useUpdateAgentSettings } from "@/lib/client/use-agent-settings";
+import { useIdentity } from "@/lib/client/use-identity";
 import { ErrorBanner } from "@/components/ui";
 
 const OPTIONS: { value: ApprovalExpiryChoice | null; label: string; help: string }[] = [
@@ -19,11 +20,13 @@ const IN_WORDS: Record<ApprovalExpiryChoice, string> = { reject: "the call goes 
 
 export function ApprovalExpiryChoiceSection({ agent }: { agent: AgentDetail }) {
   const update = useUpdateAgentSettings(agent.agentId);
+  const identity = useIdentity();
+  const viewer = identity.data?.user.role === "viewer";
   const name = useId();
   const chosen = update.isPending ? (update.variables?.onApprovalExpired ?? null) : agent.onApprovalExpired;
   return (
     <section aria-labelledby={`${name}-title`} className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
-      <fieldset disabled={update.isPending} aria-describedby={`${name}-now`}>
+      <fieldset disabled={update.isPending || viewer} aria-describedby={`${name}-now`}>
         <legend id={`${name}-title`} className="text-sm font-semibold">
           When an approval expires
         </legend>
@@ -56,6 +59,7 @@ export function ApprovalExpiryChoiceSection({ agent }: { agent: AgentDetail }) {
         </div>
         <p id={`${name}-now`} role="status" className="mt-3 text-xs text-zinc-700 dark:text-zinc-300">
           {update.isPending ? "Saving…" : `Now: when an approval expires, ${IN_WORDS[agent.effectiveOnApprovalExpired]}.`}
+          {viewer ? " Viewers cannot change it." : ""}
         </p>
       </fieldset>
       <ErrorBanner className="mt-3" title="The choice was not saved" error={update.error} />
