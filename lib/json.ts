@@ -1,8 +1,13 @@
 /** Where RawJson values met by the JSON.stringify in progress put their text (stringify is synchronous). */
 let collecting: string[] | null = null;
 
-/** JSON text kept exactly as stored (a manifest as registered), spliced into a response unchanged. */
-export class RawJson {
+/**
+ * JSON text kept exactly as stored (a manifest as registered) or as first serialized (a cached page), spliced into a
+ * response unchanged. `T` is what the text holds.
+ */
+export class RawJson<T = unknown> {
+  /** Marks what the text holds; never set. */
+  declare readonly holds?: T;
   constructor(readonly text: string) {}
 
   /** Within {@link stringifyResponse}: a placeholder for the stored text; elsewhere the parsed value. */
@@ -18,6 +23,7 @@ export class RawJson {
  * (no replacer is called per value).
  */
 export function stringifyResponse(value: unknown): string {
+  if (value instanceof RawJson) return value.text;
   const outer = collecting;
   const raws: string[] = [];
   collecting = raws;

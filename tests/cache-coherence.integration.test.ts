@@ -111,6 +111,27 @@ describe("two servers on one database", () => {
     expect(run.body.resolvedTools).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.1.0" }]);
   });
 
+  it("a tool registered on A (a new id: one statement, no transaction) is listed by B within one second", async () => {
+    const b = other!.baseUrl;
+    const listedBy = async (baseUrl: string) => {
+      const list = await call("GET", "/v1/tools?limit=100", { key: tenant.key, baseUrl });
+      expect(list.status, list.text).toBe(200);
+      return (list.body.data as { toolId: string }[]).map((item) => item.toolId);
+    };
+    const tool = toolManifest();
+    // B holds the page without the tool.
+    for (let i = 0; i < 3; i++) expect(await listedBy(b)).not.toContain(tool.id);
+    await registerTool(tenant, tool);
+    const answered = performance.now();
+    expect(await listedBy(kindgi().baseUrl)).toContain(tool.id);
+    const late = await firstHolds(answered, async () => (await listedBy(b)).includes(tool.id));
+    expect(late).toBeLessThanOrEqual(WINDOW_MS);
+    // Its audit entry was written by the same statement.
+    const audit = await call("GET", `/v1/audit?action=tool.registered&subjectId=${encodeURIComponent(`${tool.id}@1.0.0`)}`, { key: tenant.key, baseUrl: b });
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.data).toHaveLength(1);
+  });
+
   it("a key minted on A is accepted by B at once", async () => {
     const { key } = await mintKey(tenant);
     expect((await whoami(key, other!.baseUrl)).status).toBe(200);

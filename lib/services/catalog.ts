@@ -1,13 +1,14 @@
 import semver from "semver";
-import { getDb, type DbTx } from "@/lib/db";
+import { afterTransaction, getDb, getRawQuery, type DbTx } from "@/lib/db";
 import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
+import { RawJson } from "@/lib/json";
 import { randomUUID } from "node:crypto";
 import { BoundedMap } from "@/lib/services/bounded-map";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject, resolveWritableProjectWith } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
-import { bumpGeneration, cached } from "@/lib/services/tenant-generation";
+import { bumpGeneration, cached, generationNotifySql, generationPayload, invalidateTenant } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -123,6 +124,11 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
   const versionId = randomUUID();
   const tags = input.tags ?? [];
   const effectKinds = input.effectKinds ?? [];
+  const entryKey = JSON.stringify([actor.tenantId, input.kind, input.entryId]);
+  // An id this process has seen registered goes straight to the entry's transaction (entries are never deleted).
+  const first = knownEntries.get(entryKey) ? null : await registerNewEntry(actor, input, projectId, versionId, tags, effectKinds);
+  knownEntries.set(entryKey, true);
+  if (first) return first;
   return db.$transaction(async (tx) => {
     // One statement: the entry upserted, which locks its row so concurrent registrations of one id serialize (created
     // with this version as its latest when new), and the version inserted when the entry lives in the caller's project.
@@ -151,16 +157,18 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
       // committed while this one waited for the lock are seen); the latest computed here.
       const [{ active }] = await tx.$queryRawUnsafe<{ active: string[] }[]>(`SELECT ARRAY(SELECT "version" FROM "CatalogVersion" WHERE "entryRowId" = $1::uuid AND "status" = 'active') AS "active"`, entry.id);
       isLatest = [...active].sort(newestFirst)[0] === input.version;
-      if (isLatest) {
-        await tx.$executeRawUnsafe(
-          `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1)
-           UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE "id" = $1::uuid`,
-          entry.id, versionId, input.version,
-        );
-      }
     }
-    await audit(tx, actor, { action: `${input.kind}.registered`, subjectType: input.kind, subjectId: `${input.entryId}@${input.version}`, projectId });
-    await bumpGeneration(tx, actor.tenantId, "catalog");
+    // One statement: the latest marked (when this version is it), the audit entry, and the generation's bump.
+    const notify = generationNotifySql("$8");
+    await tx.$executeRawUnsafe(
+      `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE $4::boolean AND "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1),
+         latest AS (UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE $4::boolean AND "id" = $1::uuid RETURNING 1),
+         audited AS (INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId") VALUES ($5::uuid, $6::uuid, $7::uuid, $9, $10, $11, $12))
+       SELECT ${notify ?? "$8::text"} AS "notified"`,
+      entry.id, versionId, input.version, isLatest && !entry.created, randomUUID(), actor.tenantId, projectId, notify ? generationPayload(actor.tenantId, "catalog") : null, actor.userId, `${input.kind}.registered`, input.kind, `${input.entryId}@${input.version}`,
+    );
+    invalidateTenant(actor.tenantId, "catalog");
+    afterTransaction(tx, () => invalidateTenant(actor.tenantId, "catalog"));
     return {
       id: versionId,
       projectId,
@@ -182,11 +190,51 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
   });
 }
 
+/**
+ * The first version of an id not registered yet, in one statement outside any transaction: the entry (with this
+ * version as its latest), the version, the audit entry and, on PostgreSQL, the generation's notification. Null, with
+ * nothing written, when the id is registered already: the entry's lock, its versions and the latest are then the
+ * transaction's business.
+ */
+async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectId: string, versionId: string, tags: string[], effectKinds: string[]): Promise<CatalogVersionRow | null> {
+  const raw = await getRawQuery();
+  invalidateTenant(actor.tenantId, "catalog");
+  const notify = generationNotifySql("$20");
+  const sql = `/* kindgi:catalog register-new${notify ? " notify" : ""} */
+    WITH entry AS (
+      INSERT INTO "CatalogEntry" ("id", "tenantId", "projectId", "kind", "entryId", "latestVersion") VALUES ($16::uuid, $2::uuid, $3::uuid, $4, $5, $6)
+      ON CONFLICT ("tenantId", "kind", "entryId") DO NOTHING
+      RETURNING "id"),
+    inserted AS (
+      INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest")
+      SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11::boolean, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14, $15::uuid, true FROM entry
+      RETURNING "registeredAt"),
+    audited AS (
+      INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId")
+      SELECT $17::uuid, $2::uuid, $3::uuid, $19, $18, $4, $5 || '@' || $6 FROM inserted)
+    SELECT "registeredAt"${notify ? `, ${notify} AS "notified"` : ""} FROM inserted`;
+  const params = [
+    versionId, actor.tenantId, projectId, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, JSON.stringify(tags),
+    [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, JSON.stringify(effectKinds), input.document, actor.userId,
+    randomUUID(), randomUUID(), `${input.kind}.registered`, actor.userId, ...(notify ? [generationPayload(actor.tenantId, "catalog")] : []),
+  ];
+  try {
+    const [row] = await raw<{ registeredAt: Date | string }>(sql, params);
+    if (!row) return null;
+    return { id: versionId, projectId, entryId: input.entryId, version: input.version, name: input.name ?? null, description: input.description ?? null, tags, mutating: input.mutating ?? null, transport: input.transport ?? null, effectKinds, document: input.document, status: "active", isLatest: true, registeredBy: actor.userId, registeredAt: new Date(row.registeredAt), statusChangedAt: null };
+  } finally {
+    invalidateTenant(actor.tenantId, "catalog");
+  }
+}
+
 export type CatalogFilters = { projectId?: string; q?: string; effect?: string; mutating?: boolean; transport?: string; tag?: string };
 
 /** A list row: every column but the document. */
 export type CatalogListRow = Omit<CatalogVersionRow, "document">;
 const listSelect = { id: true, projectId: true, entryId: true, version: true, name: true, description: true, tags: true, mutating: true, transport: true, effectKinds: true, status: true, isLatest: true, registeredBy: true, registeredAt: true, statusChangedAt: true } as const;
+
+/** Entries this process has seen registered, by tenant, kind and id (a hint: an entry is never deleted). */
+const knownEntries = new BoundedMap<string, true>(20_000);
 
 /** Catalog versions are immutable documents: each is read from the database once per process (bounded). */
 const documents = new BoundedMap<string, { id: string; document: string }>(5000);
@@ -229,9 +277,20 @@ export async function listCatalog(actor: Actor, kind: CatalogKind, filters: Cata
   const after = decodeCursor(page.cursor) as [string] | undefined;
   // A page under the tenant's catalog generation: any registration or status change of this server empties it at
   // once, one of another server within the generation's window.
-  const key = `list:${kind}:${actor.projectId ?? ""}:${JSON.stringify([filters.projectId, filters.q, filters.effect, filters.mutating, filters.transport, filters.tag, page.limit, page.cursor])}`;
-  return cached(actor.tenantId, key, () => readCatalogPage(actor, kind, filters, page, after), "catalog");
+  return cached(actor.tenantId, `list:${catalogPageKey(actor, kind, filters, page)}`, () => readCatalogPage(actor, kind, filters, page, after), "catalog");
 }
+
+/**
+ * A page of the catalog as `present` shows it, kept as its JSON text under the same generation as {@link listCatalog}:
+ * a repeated read is answered with that text, with no rows to map and nothing to serialize again.
+ */
+export async function listCatalogJson<T>(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }, present: (page: Page<CatalogListRow>) => Promise<Page<T>>): Promise<RawJson<Page<T>>> {
+  const after = decodeCursor(page.cursor) as [string] | undefined;
+  return cached(actor.tenantId, `list-json:${catalogPageKey(actor, kind, filters, page)}`, async () => new RawJson<Page<T>>(JSON.stringify(await present(await readCatalogPage(actor, kind, filters, page, after)))), "catalog");
+}
+
+const catalogPageKey = (actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }) =>
+  `${kind}:${actor.projectId ?? ""}:${JSON.stringify([filters.projectId, filters.q, filters.effect, filters.mutating, filters.transport, filters.tag, page.limit, page.cursor])}`;
 
 async function readCatalogPage(actor: Actor, kind: CatalogKind, filters: CatalogFilters, page: { limit: number; cursor?: string }, after: [string] | undefined): Promise<Page<CatalogListRow>> {
   const db = await getDb();

@@ -53,8 +53,20 @@ export function invalidateTenant(tenantId: string, scope?: GenerationScope): voi
 export async function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationScope): Promise<void> {
   invalidateTenant(tenantId, scope);
   afterTransaction(tx, () => invalidateTenant(tenantId, scope));
-  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, scope ? `${tenantId}:${scope}` : tenantId);
+  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, generationPayload(tenantId, scope));
 }
+
+/**
+ * For a change made by one statement outside any transaction: the SQL expression, to put in that statement, that tells
+ * the other processes of the bump on PostgreSQL (`payloadParam` holds {@link generationPayload}); null on the embedded
+ * database (one process). The caller calls {@link invalidateTenant} before and after the statement.
+ */
+export function generationNotifySql(payloadParam: string): string | null {
+  return databaseConfig().kind === "postgresql" ? `pg_notify('${CHANNEL}', ${payloadParam})` : null;
+}
+
+/** What a bump of `tenantId` (of `scope`) notifies. */
+export const generationPayload = (tenantId: string, scope?: GenerationScope) => (scope ? `${tenantId}:${scope}` : tenantId);
 
 function fresh(entry: Entry, now: number): boolean {
   if (now - entry.loadedAt > CACHE_TTL_MS) return false;

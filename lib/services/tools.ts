@@ -10,7 +10,7 @@ import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability"
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
 import type { Actor } from "@/lib/services/actor";
 import { BoundedMap } from "@/lib/services/bounded-map";
-import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalog, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
+import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalogJson, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
 export type ToolVersionView = {
   toolId: string;
@@ -155,10 +155,12 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
   return { toolId: row.entryId, version: row.version, warnings: toolWarnings(tool) };
 }
 
-export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<Page<ToolSummary>> {
-  const result = await listCatalog(actor, "tool", filters, page);
-  const flags = await toolFlags(result.data);
-  return { ...result, data: result.data.map((row) => summary(row, flags.get(row.id))) };
+/** A page of tools, as the JSON text of a `Page<ToolSummary>` (kept under the catalog generation, see listCatalogJson). */
+export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<RawJson<Page<ToolSummary>>> {
+  return listCatalogJson(actor, "tool", filters, page, async (result) => {
+    const flags = await toolFlags(result.data);
+    return { ...result, data: result.data.map((row) => summary(row, flags.get(row.id))) };
+  });
 }
 
 /**
