@@ -54,6 +54,7 @@ export async function pgliteRawQuery(pglite: import("@electric-sql/pglite").PGli
   const { protocol, parse } = await import("@electric-sql/pglite");
   const options = { parsers: { [TIMESTAMP_OID]: utcTimestamp } };
   const prepared = new Set<string>();
+  let parsers: typeof pglite.parsers | undefined;
   const text = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
   return async <T>(sql: string, params: readonly unknown[]) => {
     const name = statementName({ sql });
@@ -67,7 +68,9 @@ export async function pgliteRawQuery(pglite: import("@electric-sql/pglite").PGli
         const values = params.map(text) as string[];
         const message = concat([protocol.serialize.bind({ statement: name, values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]);
         const { messages } = await pglite.execProtocol(message);
-        return parse.parseResults(messages, pglite.parsers, options)[0].rows as T[];
+        // The parsers merged once: parseResults copies both tables on every call when given options.
+        parsers ??= { ...pglite.parsers, ...options.parsers };
+        return parse.parseResults(messages, parsers)[0].rows as T[];
       }),
     );
   };
