@@ -55,8 +55,9 @@ export type KernelRun = {
 };
 
 /**
- * What one commit wrote: the events' sequence numbers, when they were written, and the whole run row after it, as
- * the adapter reads it (opaque to the kernel; a caller that created the run answers from it without a re-read).
+ * What one commit wrote: the events' sequence numbers, when they were written, and the run's columns it wrote, as the
+ * adapter has them (opaque to the kernel, which lays them over the row it keeps: a caller that created the run answers
+ * from that row without a re-read).
  */
 export type Committed = { seqs: number[]; createdAt: Date; row: unknown };
 

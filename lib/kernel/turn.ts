@@ -58,7 +58,7 @@ export type TurnSession = {
   events?: JournalEvent[];
   definition?: AgentDefinition | null;
   providers?: Map<string, ModelProvider | null>;
-  /** The whole run row the last commit answered (the adapter's), for a caller waiting for the run. */
+  /** The run row (the adapter's) as its creator passed it, each commit's written columns laid over it, for a caller waiting for the run. */
   lastRow?: unknown;
   /** The last commit left the run without a lease (finished or waiting): nothing to release. */
   leaseReleased?: boolean;
@@ -177,7 +177,7 @@ function remember(turn: Turn, written: CommitPlan, seqs: number[], at: Date, row
     if (patch?.startedAt && !run.startedAt) run.startedAt = patch.startedAt;
     if (releasesLease(patch?.status)) run.leaseOwner = null;
   }
-  session.lastRow = row;
+  session.lastRow = session.lastRow && row ? { ...(session.lastRow as object), ...(row as object) } : row;
   if (releasesLease(patch?.status)) session.leaseReleased = true;
   const events = session.events;
   if (!events) return;

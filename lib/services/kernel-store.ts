@@ -3,7 +3,7 @@
  * straight on the driver under the Prisma client (`getRawQuery` in lib/db.ts: the same pg pool or PGlite instance),
  * one statement per commit: a CTE updates the run — guarded by the lease owner and
  * "not finished", which is the proof the writer still holds the run — and inserts the commit's events numbered from
- * the updated `lastSeq`, returning the whole run row. Its statement text never changes, so it is prepared once: per
+ * the updated `lastSeq`, returning the columns the update computed. Its statement text never changes, so it is prepared once: per
  * connection on PostgreSQL, once per process on PGlite (see `statementName` and `pgliteRawQuery` in lib/db.ts). A plan that writes through the transaction (a native tool's
  * write) or appends to a conversation runs in an interactive Prisma transaction whose last statement is the same CTE.
  * Everything else (claim, leases, reads) is everyday data access.
@@ -17,6 +17,12 @@ import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
 export const KERNEL_SQL_MARKER = "/* kindgi:kernel ";
 
 const LEASE_FREEING = `('completed', 'failed', 'cancelled', 'suspended')`;
+
+/**
+ * The columns a commit answers: those its update computes. The JSON columns it sets are the patch's own values, which
+ * the store adds without reading them back (see `committed`); the rest of the row is what the kernel keeps already.
+ */
+const APPEND_RETURNS = `"id", "tenantId", "status", "lastSeq", "startedAt", "finishedAt", "providerId", "model", "inputTokens", "outputTokens", "costUsd", "modelCalls", "toolCalls", "leaseOwner", "leaseExpiresAt"`;
 
 /**
  * One commit: the guarded run update and the event inserts. Parameters: see `appendParams`. No row comes back when
@@ -44,7 +50,7 @@ WITH r AS (
     "leaseOwner" = CASE WHEN $4::text IN ${LEASE_FREEING} THEN NULL ELSE "leaseOwner" END,
     "leaseExpiresAt" = CASE WHEN $4::text IN ${LEASE_FREEING} THEN NULL ELSE "leaseExpiresAt" END
   WHERE "id" = $1::uuid AND "leaseOwner" = $2::text AND "status" NOT IN ('completed', 'failed', 'cancelled')
-  RETURNING *
+  RETURNING ${APPEND_RETURNS}
 ), e AS (
   INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
   SELECT r."tenantId", r."id", r."lastSeq" - $3::int + x.ord::int, x.ev->>'type', x.ev->'data', now()
@@ -176,12 +182,16 @@ export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
 /** Thrown inside a commit's transaction to roll it back when the lease is not held. */
 class LeaseNotHeld extends Error {}
 
-type CommittedRow = Run & { committedAt: Date };
+type CommittedRow = Pick<Run, "id" | "tenantId" | "status" | "lastSeq" | "startedAt" | "finishedAt" | "providerId" | "model" | "inputTokens" | "outputTokens" | "costUsd" | "modelCalls" | "toolCalls" | "leaseOwner" | "leaseExpiresAt"> & { committedAt: Date };
+const PATCHED_JSON_COLUMNS = ["resolvedTools", "output", "failure", "flags", "retrievedFacts"] as const;
 
-function committed(row: CommittedRow, count: number): Committed {
+/** What a commit wrote: the computed columns as answered, with the JSON columns its patch set. */
+function committed(row: CommittedRow, count: number, patch: RunPatch = {}): Committed {
   const { committedAt, ...run } = row;
+  const written: Partial<Run> = run;
+  for (const column of PATCHED_JSON_COLUMNS) if (patch[column] !== undefined) (written as Record<string, unknown>)[column] = patch[column];
   const first = run.lastSeq - count + 1;
-  return { seqs: Array.from({ length: count }, (_, i) => first + i), createdAt: committedAt, row: run };
+  return { seqs: Array.from({ length: count }, (_, i) => first + i), createdAt: committedAt, row: written };
 }
 
 const toEvent = (row: { seq: number; type: string; data: unknown; createdAt: Date }): JournalEvent =>
@@ -192,7 +202,7 @@ async function append(runId: string, owner: string, plan: CommitPlan | ((tx: Ker
     // One statement, its own transaction: straight on the driver.
     const query = await getRawQuery();
     const [row] = await query<CommittedRow>(APPEND_SQL, appendParams(runId, owner, plan.events, plan.patch));
-    return row ? committed(row, plan.events.length) : null;
+    return row ? committed(row, plan.events.length, plan.patch) : null;
   }
   const db = await getDb();
   try {
@@ -203,7 +213,7 @@ async function append(runId: string, owner: string, plan: CommitPlan | ((tx: Ker
       const [row] = await tx.$queryRawUnsafe<CommittedRow[]>(APPEND_SQL, ...appendParams(runId, owner, events, patch));
       if (!row) throw new LeaseNotHeld();
       if (effects?.conversation) await appendConversationMessages(tx, row.tenantId, effects.conversation);
-      return committed(row, events.length);
+      return committed(row, events.length, patch);
     });
   } catch (error) {
     if (error instanceof LeaseNotHeld) return null;
