@@ -20,7 +20,9 @@
  *   (f) floor      – the raw-driver floor: the same commits (the same statements, the same data: the three commits of
  *                    one journaled turn of row (b), replayed with a new run id each time) issued directly on the driver
  *                    — PGlite's wire protocol or `pg`, with named prepared statements as the kernel uses — with no kernel, no Prisma and no
- *                    catalog reads around them. The bench prints the ratio row(b)/row(f) of the p50s.
+ *                    catalog reads around them. The bench prints the ratio row(b)/row(f) of the p50s. (b) and (f)
+ *                    run in alternating blocks of BENCH_BLOCK turns (b, f, b, f, …), so the two rows of the ratio see
+ *                    the same machine; each row's wall time is the sum of its blocks'.
  *   (c) peer       – the Vercel AI SDK (`ai`, `generateText` + `MockLanguageModelV3`) in memory (bench/peer/ai-sdk-turn.mts),
  *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
  *                    the floor of a tool-calling loop, not an equivalent of a durable run. (The AI SDK 6 line runs on
@@ -34,7 +36,7 @@
  *                                                     # a fresh database per server/harness, dropped at the end
  * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
  * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (20),
- *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50).
+ *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
  * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
  * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
@@ -66,7 +68,7 @@ let interrupted = false;
 const AGENT = BENCH_AGENT;
 
 type RowId = "a" | "b" | "c" | "f";
-type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number };
+type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number };
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -87,6 +89,7 @@ function parseArgs(argv: string[]): Options {
     inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
     inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
+    block: envInt("BENCH_BLOCK", 100, 1),
   };
   let backendFlag: string | undefined;
   for (let i = 0; i < argv.length; i++) {
@@ -177,35 +180,60 @@ function printTable(rows: Row[]): void {
   for (const c of cells) console.log(line(c));
 }
 
-/** Warm-up, then `turns` sequential turns of `harness`, each timed; a rejected or non-completed turn is a failure. */
-async function measureHarness(id: string, label: string, harness: TurnHarness, options: Options, note: string): Promise<Row> {
-  const samples: string[] = [];
-  const once = async (): Promise<boolean> => {
+/** One sequential row being measured: its turn (true when it completed), and what was measured so far. */
+type Meter = { id: string; label: string; note: string; once: () => Promise<boolean>; samples: string[]; latencies: number[]; failures: number; warmupFailures: number; seconds: number };
+
+/** A meter over `harness.runTurn`: a rejected or non-completed turn is a failure (its first three reasons kept). */
+function harnessMeter(id: string, label: string, harness: TurnHarness, note: string): Meter {
+  const meter: Meter = { id, label, note, samples: [], latencies: [], failures: 0, warmupFailures: 0, seconds: 0, once: async () => false };
+  meter.once = async () => {
     try {
       const result = await harness.runTurn(USER_MESSAGE);
       const status = typeof result === "object" && result !== null && "status" in result ? (result as { status: unknown }).status : "completed";
       if (status === "completed") return true;
-      if (samples.length < 3) samples.push(`status ${JSON.stringify(status)}`);
+      if (meter.samples.length < 3) meter.samples.push(`status ${JSON.stringify(status)}`);
     } catch (error) {
-      if (samples.length < 3) samples.push(error instanceof Error ? error.message : String(error));
+      if (meter.samples.length < 3) meter.samples.push(error instanceof Error ? error.message : String(error));
     }
     return false;
   };
-  let warmupFailures = 0;
-  for (let i = 0; i < options.inProcessWarmup; i++) if (!(await once())) warmupFailures++;
-  process.stdout.write(`${label}: ${options.inProcessTurns} turns… `);
-  const latencies: number[] = [];
-  let failures = 0;
+  return meter;
+}
+
+async function warmUp(meter: Meter, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) if (!(await meter.once())) meter.warmupFailures++;
+}
+
+/**
+ * `turns` timed turns of each meter, sequential, in alternating blocks of `block` turns (a block of the first, one of
+ * the second, …): rows compared with each other see the same machine, whatever it does meanwhile. A row's wall time is
+ * the sum of its blocks'.
+ */
+async function measureInterleaved(meters: Meter[], turns: number, block: number): Promise<Row[]> {
+  process.stdout.write(`${meters.map((meter) => meter.label).join(" | ")}: ${turns} turns each${meters.length > 1 ? `, alternating blocks of ${block}` : ""}… `);
   const started = performance.now();
-  for (let i = 0; i < options.inProcessTurns; i++) {
-    const t0 = performance.now();
-    const ok = await once();
-    latencies.push(performance.now() - t0);
-    if (!ok) failures++;
+  for (let done = 0; done < turns; done += block) {
+    for (const meter of meters) {
+      const count = Math.min(block, turns - done);
+      const blockStarted = performance.now();
+      for (let i = 0; i < count; i++) {
+        const t0 = performance.now();
+        const ok = await meter.once();
+        meter.latencies.push(performance.now() - t0);
+        if (!ok) meter.failures++;
+      }
+      meter.seconds += (performance.now() - blockStarted) / 1000;
+    }
   }
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`${seconds.toFixed(2)} s`);
-  return { id, label, available: true, turns: options.inProcessTurns, concurrency: 1, failures, warmupFailures, seconds, latencies, failureSamples: samples, note };
+  console.log(`${((performance.now() - started) / 1000).toFixed(2)} s`);
+  return meters.map((meter) => ({ id: meter.id, label: meter.label, available: true, turns, concurrency: 1, failures: meter.failures, warmupFailures: meter.warmupFailures, seconds: meter.seconds, latencies: meter.latencies, failureSamples: meter.samples, note: meter.note }));
+}
+
+/** Warm-up, then `turns` sequential turns of `harness`, each timed. */
+async function measureHarness(id: string, label: string, harness: TurnHarness, options: Options, note: string): Promise<Row> {
+  const meter = harnessMeter(id, label, harness, note);
+  await warmUp(meter, options.inProcessWarmup);
+  return (await measureInterleaved([meter], options.inProcessTurns, options.inProcessTurns))[0];
 }
 
 /** `turns` turns of `harness` with `inFlight` of them in flight at once (after a warm-up at the same concurrency). */
@@ -363,11 +391,11 @@ const HARNESS_MODULE = "lib/services/kernel-bench-harness";
  * removes DATABASE_URL and sets KINDGI_DATA_DIR to a fresh temp dir; both are removed at the end. The harness
  * migrates it and creates its own tenant and agent. No figure at all when the module is absent.
  */
-async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{ rows: Row[]; sample: BenchTurnSample | null }> {
+async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{ rows: Row[] }> {
   const label = "(b) kernel in-process";
   if (![".ts", ".mts", ".js", ".mjs"].some((ext) => fs.existsSync(path.join(root, HARNESS_MODULE + ext)))) {
     console.log("(b) not available in this build");
-    return { rows: [unavailable("b", label, "(b) not available in this build")], sample: null };
+    return { rows: [unavailable("b", label, "(b) not available in this build")] };
   }
   if (options.backend === "postgresql") {
     const database = await freshPostgresDatabase(options.databaseUrl!);
@@ -383,12 +411,23 @@ async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{
   const specifier = `@/${HARNESS_MODULE}`;
   const { createBenchHarness } = (await import(specifier)) as { createBenchHarness: () => Promise<TurnHarness & { sample(): Promise<BenchTurnSample> }> };
   const harness = await createBenchHarness();
+  let floor: Floor | null = null;
   try {
-    const sequential = await measureHarness("b", label, harness, options, "runTurn(\"UTC\"), sequential");
+    const meter = harnessMeter("b", label, harness, "runTurn(\"UTC\"), sequential");
+    await warmUp(meter, Math.max(1, options.inProcessWarmup));
+    // The floor replays the journal of a turn the kernel wrote; (b) and (f) then run in alternating blocks.
     const sample = await harness.sample();
+    const meters = [meter];
+    if (options.rows.has("f")) {
+      floor = await openFloor(options, cleanups, sample);
+      await warmUp(floor.meter, options.inProcessWarmup);
+      meters.push(floor.meter);
+    }
+    const sequential = await measureInterleaved(meters, options.inProcessTurns, options.block);
     const inFlight = await measureInFlight("b50", `(b50) kernel in-process, ${options.inFlight} in flight`, harness, options, `runTurn("UTC"), ${options.inFlight} at once`);
-    return { rows: [sequential, inFlight], sample };
+    return { rows: [sequential[0], inFlight, ...sequential.slice(1)] };
   } finally {
+    await floor?.close();
     await harness.close();
   }
 }
@@ -449,8 +488,10 @@ function migrationSql(): string[] {
     .map((name) => fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8"));
 }
 
+type Floor = { meter: Meter; close: () => Promise<void> };
+
 /** Row (f): the sampled turn's commits replayed on the bare driver of the backend, in a fresh database. */
-async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Row> {
+async function openFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Floor> {
   const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite, prepared";
   const commits = floorCommits(sample);
   let query: RawQuery;
@@ -475,25 +516,11 @@ async function rawFloor(options: Options, cleanups: Cleanup[], sample: BenchTurn
     close = () => db.close();
   }
   const owner = "bench-floor";
-  const turn = async () => {
+  const meter: Meter = { id: "f", label, note: "3 commits of 1 statement each, no kernel", samples: [], latencies: [], failures: 0, warmupFailures: 0, seconds: 0, once: async () => {
     for (const { sql, params } of commits(crypto.randomUUID(), owner)) await query(sql, params);
-  };
-  try {
-    for (let i = 0; i < options.inProcessWarmup; i++) await turn();
-    process.stdout.write(`${label}: ${options.inProcessTurns} turns… `);
-    const latencies: number[] = [];
-    const started = performance.now();
-    for (let i = 0; i < options.inProcessTurns; i++) {
-      const t0 = performance.now();
-      await turn();
-      latencies.push(performance.now() - t0);
-    }
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`${seconds.toFixed(2)} s`);
-    return { id: "f", label, available: true, turns: options.inProcessTurns, concurrency: 1, failures: 0, warmupFailures: 0, seconds, latencies, failureSamples: [], note: "3 commits of 1 statement each, no kernel" };
-  } finally {
-    await close();
-  }
+    return true;
+  } };
+  return { meter, close };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -539,9 +566,7 @@ async function main(): Promise<void> {
   try {
     if (options.rows.has("a")) rows.push(...(await overHttp(options, cleanups)));
     if (options.rows.has("b")) {
-      const inProcess = await kernelInProcess(options, cleanups);
-      rows.push(...inProcess.rows);
-      if (options.rows.has("f") && inProcess.sample) rows.push(await rawFloor(options, cleanups, inProcess.sample));
+      rows.push(...(await kernelInProcess(options, cleanups)).rows);
     }
     if (options.rows.has("c")) rows.push(await peerInMemory(options));
   } finally {
