@@ -55,6 +55,25 @@ describe("cached actors and resolutions on one server", () => {
     expect((await call("POST", `/v1/tools/${tool.id}/versions/1.1.0/unregister`, { key: tenant.key })).status).toBe(200);
     expect(await resolvedBy(tenant, agent.id)).toEqual([{ id: tool.id, range: "^1.0.0", version: "1.0.0" }]);
   });
+
+  it("a tools page kept as JSON text shows a registration, a new latest version and an unregistration on the next read", async () => {
+    const latestOf = async (toolId: string) => {
+      const list = await call("GET", `/v1/tools?limit=100&q=${encodeURIComponent(toolId)}`, { key: tenant.key });
+      expect(list.status, list.text).toBe(200);
+      return (list.body.data as { toolId: string; latestVersion: string }[]).find((item) => item.toolId === toolId)?.latestVersion ?? null;
+    };
+    const tool = toolManifest();
+    for (let i = 0; i < 3; i++) expect(await latestOf(tool.id)).toBeNull();
+    await registerTool(tenant, tool);
+    expect(await latestOf(tool.id)).toBe("1.0.0");
+    expect(await latestOf(tool.id)).toBe("1.0.0");
+    await registerTool(tenant, { ...tool, version: "1.2.0" });
+    expect(await latestOf(tool.id)).toBe("1.2.0");
+    expect((await call("POST", `/v1/tools/${tool.id}/versions/1.2.0/unregister`, { key: tenant.key })).status).toBe(200);
+    expect(await latestOf(tool.id)).toBe("1.0.0");
+    expect((await call("POST", `/v1/tools/${tool.id}/versions/1.0.0/unregister`, { key: tenant.key })).status).toBe(200);
+    expect(await latestOf(tool.id)).toBeNull();
+  });
 });
 
 describe("two servers on one database", () => {
