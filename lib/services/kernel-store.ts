@@ -71,7 +71,7 @@ WITH r AS (
     $11::boolean, $12::jsonb, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14::uuid, $15::text, $16::jsonb, $17::jsonb, $18::jsonb, $19::text, $20::text,
     $21::jsonb, COALESCE($22::jsonb, '[]'::jsonb), jsonb_array_length($23::jsonb), $24::text,
     CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz)
-  RETURNING *
+  RETURNING "id", "tenantId", "createdAt", "leaseExpiresAt"
 ), e AS (
   INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
   SELECT r."tenantId", r."id", x.ord::int, x.ev->>'type', x.ev->'data', r."createdAt"
@@ -79,7 +79,7 @@ WITH r AS (
 ), c AS (
   UPDATE "Conversation" SET "lastActivityAt" = now() WHERE $9::uuid IS NOT NULL AND "id" = $9::uuid
 )
-SELECT r.* FROM r`;
+SELECT r."createdAt", r."leaseExpiresAt" FROM r`;
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 const iso = (date: Date | undefined | null): string | null => (date ? date.toISOString() : null);
@@ -136,11 +136,16 @@ export type NewRun = {
   lease: { owner: string; ms: number } | null;
 };
 
-/** The parameters of CREATE_RUN_SQL. */
-export function createRunParams(run: NewRun): unknown[] {
+/** What a new run starts as: its status, and its lease (none when it is written finished). */
+function startOf(run: NewRun) {
   const patch = run.patch ?? {};
   const status = patch.status ?? "pending";
-  const lease = status === "completed" || status === "failed" || status === "cancelled" ? null : run.lease;
+  return { patch, status, lease: status === "completed" || status === "failed" || status === "cancelled" ? null : run.lease };
+}
+
+/** The parameters of CREATE_RUN_SQL. */
+export function createRunParams(run: NewRun): unknown[] {
+  const { patch, status, lease } = startOf(run);
   return [
     run.id,
     run.tenantId,
@@ -172,11 +177,51 @@ export function createRunParams(run: NewRun): unknown[] {
   ];
 }
 
-/** Writes a new run and its first events in one statement; answers the run row. */
+/**
+ * Writes a new run and its first events in one statement; answers the run row: what was written, with the two columns
+ * the database computes (its creation time and the lease's expiry) as the statement answered them.
+ */
 export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
-  if (db) return (await db.$queryRawUnsafe<Run[]>(CREATE_RUN_SQL, ...createRunParams(run)))[0];
-  const query = await getRawQuery();
-  return (await query<Run>(CREATE_RUN_SQL, createRunParams(run)))[0];
+  type Computed = { createdAt: Date; leaseExpiresAt: Date | null };
+  const [computed] = db ? await db.$queryRawUnsafe<Computed[]>(CREATE_RUN_SQL, ...createRunParams(run)) : await (await getRawQuery())<Computed>(CREATE_RUN_SQL, createRunParams(run));
+  const { patch, status, lease } = startOf(run);
+  return {
+    id: run.id,
+    tenantId: run.tenantId,
+    projectId: run.projectId,
+    kind: run.kind,
+    agentId: run.agentId ?? null,
+    agentVersion: run.agentVersion ?? null,
+    toolId: run.toolId ?? null,
+    toolVersion: run.toolVersion ?? null,
+    conversationId: run.conversationId,
+    status,
+    attended: run.attended,
+    origin: (run.origin ?? null) as Run["origin"],
+    toolsAllowedUnattended: [...run.toolsAllowedUnattended],
+    createdBy: run.createdBy,
+    userMessage: run.userMessage ?? null,
+    parameters: (run.parameters ?? null) as Run["parameters"],
+    arguments: (run.arguments ?? null) as Run["arguments"],
+    resolvedTools: (patch.resolvedTools ?? null) as Run["resolvedTools"],
+    providerId: patch.providerId ?? null,
+    model: patch.model ?? null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    modelCalls: 0,
+    toolCalls: 0,
+    output: null,
+    failure: (patch.failure ?? null) as Run["failure"],
+    flags: [],
+    retrievedFacts: (patch.retrievedFacts ?? []) as Run["retrievedFacts"],
+    lastSeq: run.events.length,
+    leaseOwner: lease?.owner ?? null,
+    leaseExpiresAt: computed.leaseExpiresAt === null ? null : new Date(computed.leaseExpiresAt),
+    createdAt: new Date(computed.createdAt),
+    startedAt: patch.startedAt ?? null,
+    finishedAt: patch.finishedAt ?? null,
+  };
 }
 
 /** Thrown inside a commit's transaction to roll it back when the lease is not held. */
