@@ -56,6 +56,9 @@ export type ApprovalView = {
   onExpired: ApprovalExpiryAction;
 };
 
+/** What an approval's expiry does, as it was fixed when the approval was asked. */
+const expiryOf = (row: Pick<Approval, "onExpired">): ApprovalExpiryAction => (row.onExpired === "fail" ? "fail" : "reject");
+
 export function approvalView(row: Approval): ApprovalView {
   return {
     id: row.id,
@@ -80,7 +83,7 @@ export function approvalView(row: Approval): ApprovalView {
     decidedAt: row.decidedAt?.toISOString() ?? null,
     rationale: row.rationale,
     grantId: row.grantId,
-    onExpired: row.onExpired === "fail" ? "fail" : "reject",
+    onExpired: expiryOf(row),
   };
 }
 
@@ -637,7 +640,7 @@ export const dbApprovalGateway: ApprovalGateway = {
   async loadApprovals(ids) {
     const db = await getDb();
     const rows = await db.approval.findMany({ where: { id: { in: [...ids] } } });
-    return rows.map((row): ApprovalRecord => ({ id: row.id, runId: row.runId, callId: row.callId, status: row.status, argumentsHash: row.argumentsHash, arguments: row.arguments ?? null, editedArguments: row.editedArguments ?? null, decidedBy: row.decidedBy, rationale: row.rationale, onExpired: row.onExpired === "fail" ? "fail" : "reject" }));
+    return rows.map((row): ApprovalRecord => ({ id: row.id, runId: row.runId, callId: row.callId, status: row.status, argumentsHash: row.argumentsHash, arguments: row.arguments ?? null, editedArguments: row.editedArguments ?? null, decidedBy: row.decidedBy, rationale: row.rationale, onExpired: expiryOf(row) }));
   },
 
   async createWait(kernelTx, input) {
