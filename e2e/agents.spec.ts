@@ -142,6 +142,11 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   await expect(page.getByText("Saved version 1.1.0.")).toBeVisible();
   await expect(page.getByText(`${agentId} · latest 1.1.0`)).toBeVisible();
   await expect(page.getByText("Unsaved changes")).toHaveCount(0);
+  // The version just saved is taken now: the check says so as a warning, counted apart from the errors.
+  await expect(page.getByRole("heading", { name: "Problems (0) · 1 warning" })).toBeVisible();
+  await expect(page.getByText("No errors; 1 warning below.")).toBeVisible();
+  await expect(page.getByRole("list", { name: "Warnings" })).toContainText("version 1.1.0");
+  await expect(page.getByRole("list", { name: "Warnings" })).toContainText("is registered already");
 
   // Version history and the diff between 1.0.0 and 1.1.0.
   await page.getByRole("tab", { name: "Versions" }).click();

@@ -82,13 +82,19 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
       <section aria-labelledby="problems-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
         <div className="flex items-center justify-between">
           <h2 id="problems-title" className="text-sm font-semibold">
-            Problems {validation.data ? <span className="font-normal text-zinc-600 dark:text-zinc-400">({problems.length})</span> : null}
+            Problems{" "}
+            {validation.data ? (
+              <span className="font-normal text-zinc-600 dark:text-zinc-400">
+                ({problems.length}){warnings.length ? ` · ${plural(warnings.length, "warning")}` : ""}
+              </span>
+            ) : null}
           </h2>
           {validation.isFetching ? <span className="text-xs text-zinc-500">Checking…</span> : null}
         </div>
         <div aria-live="polite" className="mt-2 space-y-2">
           {validation.error ? <p className="text-sm text-red-700 dark:text-red-400">Cannot check the definition: {(validation.error as Error).message}</p> : null}
           {validation.data && problems.length === 0 && warnings.length === 0 ? <p className="text-sm text-green-800 dark:text-green-400">No problems: this definition can be saved.</p> : null}
+          {validation.data && problems.length === 0 && warnings.length > 0 ? <p className="text-sm text-zinc-700 dark:text-zinc-300">No errors; {plural(warnings.length, "warning")} below.</p> : null}
           <ProblemList label="Problems" items={problems} tone="error" />
           <ProblemList label="Warnings" items={warnings} tone="warning" />
           {validation.data && "providerId" in validation.data.routing ? (
@@ -101,6 +107,8 @@ export function PreviewPanel({ form, render, validation, values, onValuesChange 
     </div>
   );
 }
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;
 
 function ProblemList({ label, items, tone }: { label: string; items: Issue[]; tone: "error" | "warning" }) {
   if (!items.length) return null;
