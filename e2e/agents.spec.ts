@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, expectNoSeriousA11yViolations, screenshot, test, type ApiClient } from "./fixtures";
+import { expect, expectNoSeriousA11yViolations, screenshot, signInState, test, type ApiClient } from "./fixtures";
 
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
@@ -175,4 +175,34 @@ test("build an agent with parameters and a tool, see the live preview and form, 
   await page.getByLabel("Search agents").fill(agentId);
   const row = page.getByRole("row").filter({ hasText: agentId });
   await expect(row.getByRole("cell", { name: "1.1.0" })).toBeVisible();
+});
+
+test("a viewer sees what an expired approval of an agent's calls does, and cannot change it", async ({ browser, api, e2e }) => {
+  const suffix = unique();
+  const agentId = `e2e.viewer-expiry-${suffix}`;
+  const whoami = await api.get<{ tenant: { defaultProjectId: string } }>("/v1/identity/whoami");
+  const agent = { id: agentId, version: "1.0.0", name: "Expiry check", instructions: "Answer briefly.", capabilities: [{ kind: "llm-inference" }], tools: [], retrieval: [], guardrails: [], preferredProvider: "dev-echo" };
+  expect((await api.post("/v1/agents", { ...agent, projectId: whoami.body.tenant.defaultProjectId })).status).toBe(201);
+  expect((await api.request("PATCH", `/v1/agents/${agentId}`, { onApprovalExpired: "fail" })).status).toBe(200);
+  const email = `viewer-${suffix}@example.test`;
+  const password = "a long viewer password";
+  expect((await api.post("/v1/members", { email, name: "Vera Viewer", role: "viewer", password })).status).toBe(201);
+
+  const context = await browser.newContext({ storageState: await signInState(e2e, email, password), baseURL: e2e.baseUrl });
+  try {
+    const page = await context.newPage();
+    await page.goto(`/agents/${agentId}`);
+    await page.getByRole("tab", { name: "Versions" }).click();
+    const expiry = page.getByRole("group", { name: "When an approval expires" });
+    await expect(expiry.getByRole("radio", { name: /Fail the run/ })).toBeChecked();
+    for (const name of [/The server's default/, /Send it back to the model/, /Fail the run/]) await expect(expiry.getByRole("radio", { name })).toBeDisabled();
+    await expect(expiry.getByText("Now: when an approval expires, the run fails. Viewers cannot change it.")).toBeVisible();
+    await expectNoSeriousA11yViolations(page);
+    // Nor can a viewer's session change it over the API.
+    const refused = await page.request.patch(`/v1/agents/${agentId}`, { data: { onApprovalExpired: "reject" }, headers: { Origin: e2e.baseUrl } });
+    expect(refused.status()).toBe(403);
+  } finally {
+    await context.close();
+  }
+  expect((await api.get<{ onApprovalExpired: string | null }>(`/v1/agents/${agentId}`)).body.onApprovalExpired).toBe("fail");
 });
