@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, newTenant, type ApiResponse } from "./helpers/api";
 import { freePort, freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
 import { script, sleep } from "./helpers/kernel";
+import { connect } from "@/lib/tools/mcp/connection";
+import type { HostResolver } from "@/lib/tools/network-policy";
 
 const packages = path.join(root, "node_modules/@modelcontextprotocol");
 const EVERYTHING = path.join(packages, "server-everything/dist/index.js");
@@ -228,6 +230,33 @@ describe("server-everything over Streamable HTTP and SSE", () => {
       const calls = await completedCalls(completed.id);
       expect(calls[0]).toMatchObject({ ok: true, output: { content: [{ type: "text", text: `Echo: hello over ${transport}` }] } });
       expect(JSON.stringify(calls[1].output)).toContain("42");
+    });
+
+    it(`over ${transport}, every request goes to the address its own check allowed, whatever DNS answers (pinned)`, async () => {
+      // A name the system cannot resolve: a request reaches the server only through the address the check resolved.
+      // The first answers are loopback (allowed here); then the name moves to the cloud metadata address.
+      let moved = false;
+      const asked: string[] = [];
+      const lookup: HostResolver = async (hostname) => {
+        asked.push(hostname);
+        return [{ address: moved ? "169.254.169.254" : "127.0.0.1", family: 4 }];
+      };
+      const previous = process.env.KINDGI_MCP_ALLOW_PRIVATE_URLS;
+      process.env.KINDGI_MCP_ALLOW_PRIVATE_URLS = "1";
+      const port = transport === "http" ? httpPort : ssePort;
+      const connection = await connect({ endpoint: `${prefix}://pinned.test:${port}${pathName}`, headers: {}, lookup });
+      try {
+        const echoed = await connection.client.callTool({ name: "echo", arguments: { message: "pinned" } });
+        expect(echoed.content).toEqual([{ type: "text", text: "Echo: pinned" }]);
+        expect(asked.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(asked)).toEqual(new Set(["pinned.test"]));
+        moved = true;
+        await expect(connection.client.callTool({ name: "echo", arguments: { message: "moved" } }, undefined, { timeout: 5000 })).rejects.toThrow(/169\.254\.169\.254 is a cloud metadata address/);
+      } finally {
+        await connection.client.close();
+        if (previous === undefined) delete process.env.KINDGI_MCP_ALLOW_PRIVATE_URLS;
+        else process.env.KINDGI_MCP_ALLOW_PRIVATE_URLS = previous;
+      }
     });
   }
 });

@@ -424,4 +424,28 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     expect(await provider.complete(ask("claude-haiku-4-5"))).toMatchObject({ text: "hello from claude", usage: { inputTokens: 3, outputTokens: 4 } });
     expect(wire.requests[sent]).toMatchObject({ path: "/v1/messages", headers: { "x-api-key": key } });
   });
+
+  it("connects a call to the address its check allowed, whatever DNS answers after (pinned)", async () => {
+    process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS = "1";
+    const actor = await adminOf();
+    await putSecret(actor, { name: "pinned-key", value: canary() });
+    // A host name the system cannot resolve: the call reaches the wire server only through the checked address.
+    await registerModelProvider(actor, { id: "pinned-proxy", kind: "anthropic", baseUrl: `http://pinned-provider.test:${new URL(wire.url).port}`, apiKeySecret: "pinned-key", models: [{ name: "claude-haiku-4-5" }] });
+    const descriptor = (await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv)).find((candidate) => candidate.id === "pinned-proxy");
+    expect(descriptor).toBeDefined();
+    const asked: string[] = [];
+    const lookup = async (hostname: string) => {
+      asked.push(hostname);
+      return [{ address: "127.0.0.1", family: 4 as const }];
+    };
+    const provider = await instantiateProvider(actor.tenantId, descriptor!, { lookup });
+    const sent = wire.requests.length;
+    for (const text of ["first", "second"]) {
+      wire.enqueue({ json: { id: `msg_${text}`, type: "message", role: "assistant", model: "claude-haiku-4-5", content: [{ type: "text", text }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } } });
+      expect(await provider.complete(ask("claude-haiku-4-5"))).toMatchObject({ text });
+    }
+    expect(wire.requests.slice(sent).map((request) => request.headers.host)).toEqual([`pinned-provider.test:${new URL(wire.url).port}`, `pinned-provider.test:${new URL(wire.url).port}`]);
+    // One check a call, each through the resolver given (the system resolver would not know the name).
+    expect(asked).toEqual(["pinned-provider.test", "pinned-provider.test"]);
+  });
 });

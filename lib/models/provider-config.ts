@@ -14,7 +14,7 @@ import type { Issue } from "@/lib/errors";
 import { ModelProviderError } from "@/lib/models/provider";
 import { PROVIDER_ID_PATTERN, type ModelInfo } from "@/lib/models/registry";
 import { getValidator, isObject } from "@/lib/tools/json-schema";
-import { addressCategory, defaultResolver, isMetadataHostName, type AddressCategory, type HostResolver, type ResolvedAddress } from "@/lib/tools/network-policy";
+import { addressCategory, defaultResolver, isMetadataHostName, type AddressCategory, type Destination, type HostResolver, type ResolvedAddress } from "@/lib/tools/network-policy";
 
 /** The kinds a tenant can configure (the dev kinds are built in). */
 export const TENANT_PROVIDER_KINDS = ["openai-compatible", "anthropic"] as const;
@@ -159,15 +159,18 @@ export function baseUrlProblem(text: string, options: { allowPrivateUrls: boolea
 
 /**
  * Checks, right before a call, that a tenant provider's URL may be reached: the host is resolved and every address
- * must pass the rules. Throws a `ModelProviderError` (no HTTP attempt made): `provider-request-failed` when the
- * destination is refused, `provider-unavailable` when the host does not resolve.
+ * must pass the rules. Returns the address the call connects to (the first one). Throws a `ModelProviderError` (no
+ * HTTP attempt made): `provider-request-failed` when the destination is refused, `provider-unavailable` when the host
+ * does not resolve.
  */
-export async function checkProviderDestination(providerId: string, url: URL, options: { allowPrivateUrls: boolean; lookup?: HostResolver }): Promise<void> {
+export async function checkProviderDestination(providerId: string, url: URL, options: { allowPrivateUrls: boolean; lookup?: HostResolver }): Promise<Destination> {
   const host = bareHost(url.hostname);
   const refuse = (reason: string) => new ModelProviderError("provider-request-failed", `${providerId}: request to ${url.host} refused: ${reason}`, { attempts: 0 });
   const problem = hostProblem(host, options.allowPrivateUrls);
   if (problem) throw refuse(problem);
-  if (isIP(host) !== 0) return;
+  const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+  const literal = isIP(host);
+  if (literal !== 0) return { hostname: host, port, address: host, family: literal === 6 ? 6 : 4 };
   let addresses: ResolvedAddress[];
   try {
     addresses = await (options.lookup ?? defaultResolver)(host);
@@ -180,6 +183,7 @@ export async function checkProviderDestination(providerId: string, url: URL, opt
     const refused = categoryProblem(`${address} (an address of ${host})`, addressCategory(address), options.allowPrivateUrls);
     if (refused) throw refuse(refused);
   }
+  return { hostname: host, port, ...addresses[0] };
 }
 
 /** A URL host without IPv6 brackets and a final dot. */

@@ -17,6 +17,7 @@ import { type Actor, actorSeesProvider, authorizeTenantWide, providerServesProje
 import { audit } from "@/lib/services/audit";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import type { HostResolver } from "@/lib/tools/network-policy";
+import { AgentPool, pinnedFetch } from "@/lib/tools/pinned-fetch";
 import { bumpGeneration } from "@/lib/services/tenant-generation";
 import { cached } from "@/lib/services/tenant-generation";
 
@@ -104,7 +105,7 @@ export async function providersForProject(tenantId: string, projectId: string | 
  *   with `provider-auth-failed`;
  * - a tenant provider: on every `complete` call its host is resolved and each address checked (lookup: `options.lookup`,
  *   default the system resolver; loopback and private addresses only with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1,
- *   read at call time), then the key is resolved from the tenant's secret `descriptor.apiKeySecret`, used for that
+ *   read at call time), and the call connects to the first checked address only (DNS-pinned); then the key is resolved from the tenant's secret `descriptor.apiKeySecret`, used for that
  *   call and dropped. Such a call rejects with a `ModelProviderError` before any HTTP attempt (attempts 0):
  *   `provider-request-failed` when the destination is refused, `provider-unavailable` when its host does not
  *   resolve, `provider-auth-failed` when the secret is gone or secrets cannot be read.
@@ -132,6 +133,9 @@ function environmentKey(descriptor: ProviderDescriptor): string {
   return key;
 }
 
+/** Kept-alive connections to tenant providers, one agent per checked address. */
+const providerAgents = new AgentPool();
+
 /** A tenant provider: destination check and key resolution on every call, then the kind's provider for that call only. */
 function tenantProvider(tenantId: string, descriptor: ProviderDescriptor, kind: TenantProviderKind, options: { lookup?: HostResolver }): ModelProvider {
   const { baseUrl, apiKeySecret } = descriptor;
@@ -141,9 +145,14 @@ function tenantProvider(tenantId: string, descriptor: ProviderDescriptor, kind: 
     id: descriptor.id,
     kind,
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      await checkProviderDestination(descriptor.id, url, { allowPrivateUrls: allowsPrivateProviderUrls(), lookup: options.lookup });
+      const destination = await checkProviderDestination(descriptor.id, url, { allowPrivateUrls: allowsPrivateProviderUrls(), lookup: options.lookup });
       const apiKey = await tenantKey(tenantId, descriptor.id, apiKeySecret);
-      return createModelProvider({ kind, ...httpConfig(descriptor), apiKey }).complete(request);
+      // Every attempt of this call (retries too) connects to the address just checked: no second DNS answer.
+      const pinned = pinnedFetch(async (target) => {
+        if (target.origin !== url.origin) throw new TypeError(`fetch failed: ${target.origin} is not this provider's origin`);
+        return destination;
+      }, providerAgents);
+      return createModelProvider({ kind, ...httpConfig(descriptor), apiKey, http: { fetch: pinned.fetch } }).complete(request);
     },
   };
 }

@@ -45,6 +45,8 @@ export type HttpOptions = {
   policy?: Partial<RetryPolicy>;
   /** Called before each retry, e.g. to log or count retries. */
   onRetry?: (info: RetryInfo) => void;
+  /** The `fetch` to send with (default the global one); a tenant provider's connects to its checked address only. */
+  fetch?: typeof fetch;
 };
 
 /** One JSON POST to a provider. */
@@ -89,7 +91,7 @@ async function attemptOnce(post: JsonPost, policy: RetryPolicy): Promise<Outcome
   let response: Response;
   let text: string;
   try {
-    response = await fetch(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: JSON.stringify(post.body), signal, redirect: "manual" });
+    response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: JSON.stringify(post.body), signal, redirect: "manual" });
     text = await response.text();
   } catch (error) {
     if (post.signal?.aborted) throw post.signal.reason;

@@ -3,7 +3,8 @@
  * dropped when its transport closes (a stdio server that exited, an HTTP session that was lost) and connected again
  * on the next use. Stdio servers run only when `KINDGI_MCP_STDIO=allow`, with an allowlisted environment; URL
  * endpoints obey the network rules of HTTP tools (non-public addresses refused unless
- * `KINDGI_MCP_ALLOW_PRIVATE_URLS=1`; cloud metadata addresses always). Every child process is ended on shutdown.
+ * `KINDGI_MCP_ALLOW_PRIVATE_URLS=1`; cloud metadata addresses always), checked for every request, which then connects
+ * to the address that was checked (DNS-pinned). Every child process is ended on shutdown.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,7 +12,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { parseMcpEndpoint, type McpEndpoint } from "../validate-manifest";
-import { addressCategory, checkDestination, isMetadataHostName, ToolNetworkError } from "../network-policy";
+import { addressCategory, checkDestination, isMetadataHostName, ToolNetworkError, type Destination, type HostResolver } from "../network-policy";
+import { pinnedFetch, type PinnedFetch } from "../pinned-fetch";
 
 /** Environment variables a stdio server inherits from this server; nothing else (no secrets, no DATABASE_URL). */
 export const STDIO_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM", "NODE_PATH"] as const;
@@ -36,8 +38,11 @@ export class McpConnectError extends Error {
   }
 }
 
-/** What a connection needs: the endpoint and its headers, secrets already resolved (never logged). */
-export type McpConnectionConfig = { endpoint: string; headers: Record<string, string> };
+/**
+ * What a connection needs: the endpoint and its headers, secrets already resolved (never logged). `lookup` replaces
+ * the system resolver for the URL checks (tests).
+ */
+export type McpConnectionConfig = { endpoint: string; headers: Record<string, string>; lookup?: HostResolver };
 
 export type McpConnection = { client: Client; transport: Transport; server: { name: string | null; version: string | null }; pid: number | null; closed: boolean };
 
@@ -79,13 +84,13 @@ export function parseEndpoint(endpoint: string): McpEndpoint {
   return parsed;
 }
 
-/** Checks a URL against the network rules of MCP endpoints (see the module comment). */
-export async function checkMcpUrl(url: URL): Promise<void> {
+/** Checks a URL against the network rules of MCP endpoints (see the module comment); the address to connect to. */
+export async function checkMcpUrl(url: URL, lookup?: HostResolver): Promise<Destination> {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   // Cloud metadata stays refused even when private addresses are allowed: as a name, or as its address.
   const allowPrivate = privateUrlsAllowed() && !isMetadataHostName(hostname) && addressCategory(hostname) !== "cloud metadata";
   try {
-    await checkDestination(url, allowPrivate ? { kind: "allowlist", hosts: [url.hostname] } : { kind: "unrestricted" });
+    return await checkDestination(url, allowPrivate ? { kind: "allowlist", hosts: [url.hostname] } : { kind: "unrestricted" }, { lookup });
   } catch (error) {
     if (error instanceof ToolNetworkError) {
       const hint = error.code === "network-denied" && !privateUrlsAllowed() ? " (a server may allow loopback and private MCP endpoints with KINDGI_MCP_ALLOW_PRIVATE_URLS=1)" : "";
@@ -95,15 +100,18 @@ export async function checkMcpUrl(url: URL): Promise<void> {
   }
 }
 
-/** A `fetch` that checks every request's destination first and adds the endpoint's headers. */
-function checkedFetch(headers: Record<string, string>): typeof fetch {
-  return async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    await checkMcpUrl(url);
+/**
+ * A `fetch` that checks every request's destination first, connects to the address it checked (DNS-pinned, see
+ * lib/tools/pinned-fetch.ts) and adds the endpoint's headers.
+ */
+function checkedFetch(headers: Record<string, string>, lookup?: HostResolver): PinnedFetch {
+  const pinned = pinnedFetch((url) => checkMcpUrl(url, lookup));
+  const fetchChecked: typeof fetch = (input, init) => {
     const merged = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-    return fetch(input, { ...init, headers: merged, redirect: "error" });
+    return pinned.fetch(input, { ...init, headers: merged });
   };
+  return { fetch: fetchChecked, close: pinned.close };
 }
 
 function stdioEnvironment(): Record<string, string> {
@@ -112,32 +120,34 @@ function stdioEnvironment(): Record<string, string> {
   return env;
 }
 
-async function openTransport(config: McpConnectionConfig): Promise<Transport> {
+async function openTransport(config: McpConnectionConfig): Promise<{ transport: Transport; dispose?: () => void }> {
   const endpoint = parseEndpoint(config.endpoint);
   if (endpoint.transport === "stdio") {
     if (!stdioAllowed()) throw new McpConnectError("stdio-disabled", "stdio MCP endpoints start a process on this server's host and are disabled; set KINDGI_MCP_STDIO=allow on the server to enable them");
     const [command, ...args] = splitCommandLine(endpoint.command);
     if (!command) throw new McpConnectError("connection-failed", "the stdio command line is empty");
-    return new StdioClientTransport({ command, args, env: stdioEnvironment(), stderr: "ignore" });
+    return { transport: new StdioClientTransport({ command, args, env: stdioEnvironment(), stderr: "ignore" }) };
   }
-  await checkMcpUrl(endpoint.url);
-  const fetcher = checkedFetch(config.headers);
-  if (endpoint.transport === "http") return new StreamableHTTPClientTransport(endpoint.url, { fetch: fetcher });
-  return new SSEClientTransport(endpoint.url, { fetch: fetcher, eventSourceInit: { fetch: fetcher } });
+  await checkMcpUrl(endpoint.url, config.lookup);
+  const { fetch: fetcher, close } = checkedFetch(config.headers, config.lookup);
+  if (endpoint.transport === "http") return { transport: new StreamableHTTPClientTransport(endpoint.url, { fetch: fetcher }), dispose: close };
+  return { transport: new SSEClientTransport(endpoint.url, { fetch: fetcher, eventSourceInit: { fetch: fetcher } }), dispose: close };
 }
 
 /** Connects a new client; the caller owns it. */
 export async function connect(config: McpConnectionConfig): Promise<McpConnection> {
-  const transport = await openTransport(config);
+  const { transport, dispose } = await openTransport(config);
   const client = new Client({ name: "kindgi", version: "1.0.0" }, { capabilities: {} });
   const connection: McpConnection = { client, transport, server: { name: null, version: null }, pid: null, closed: false };
   client.onclose = () => {
     connection.closed = true;
+    dispose?.();
   };
   try {
     await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   } catch (error) {
     await client.close().catch(() => undefined);
+    dispose?.();
     if (error instanceof McpConnectError) throw error;
     throw new McpConnectError("connection-failed", `could not connect to the MCP server: ${errorMessage(error)}`);
   }
