@@ -105,10 +105,11 @@ export async function providersForProject(tenantId: string, projectId: string | 
  *   with `provider-auth-failed`;
  * - a tenant provider: on every `complete` call its host is resolved and each address checked (lookup: `options.lookup`,
  *   default the system resolver; loopback and private addresses only with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1,
- *   read at call time), and the call connects to the first checked address only (DNS-pinned); then the key is resolved from the tenant's secret `descriptor.apiKeySecret`, used for that
- *   call and dropped. Such a call rejects with a `ModelProviderError` before any HTTP attempt (attempts 0):
- *   `provider-request-failed` when the destination is refused, `provider-unavailable` when its host does not
- *   resolve, `provider-auth-failed` when the secret is gone or secrets cannot be read.
+ *   read at call time), and the call connects to the first checked address only (DNS-pinned); then the key is
+ *   resolved from the tenant's secret `descriptor.apiKeySecret`, used for that call and dropped. Such a call rejects
+ *   with a `ModelProviderError` before any HTTP attempt (attempts 0): `provider-request-failed` when the destination
+ *   is refused, `provider-unavailable` when its host does not resolve, `provider-auth-failed` when the secret is gone
+ *   or secrets cannot be read.
  * Every other failure of `complete` is the provider's own (`ModelProviderError`, see lib/models/provider.ts).
  */
 export async function instantiateProvider(tenantId: string, descriptor: ProviderDescriptor, options: { lookup?: HostResolver } = {}): Promise<ModelProvider> {
