@@ -4,7 +4,7 @@
  * What an expired approval of this agent's calls does — an agent setting outside its versions
  * (PATCH /v1/agents/{agentId} `onApprovalExpired`). Saved as soon as a choice is picked.
  */
-import { useId } from "react";
+import { useId, useState } from "react";
 import type { AgentDetail, ApprovalExpiryChoice } from "@/lib/client/agent-types";
 import { useUpdateAgentSettings } from "@/lib/client/use-agent-settings";
 import { useIdentity } from "@/lib/client/use-identity";
@@ -23,7 +23,10 @@ export function ApprovalExpiryChoiceSection({ agent }: { agent: AgentDetail }) {
   const identity = useIdentity();
   const viewer = identity.data?.user.role === "viewer";
   const name = useId();
-  const chosen = update.isPending ? (update.variables?.onApprovalExpired ?? null) : agent.onApprovalExpired;
+  // A pick shows at once: a controlled radio must change in its own event, before the save is even pending. It gives
+  // way to the agent once the saved agent comes back (its value changed), or to the old value if the save failed.
+  const [picked, setPicked] = useState<{ value: ApprovalExpiryChoice | null; over: ApprovalExpiryChoice | null } | null>(null);
+  const chosen = picked && picked.over === agent.onApprovalExpired && !update.isError ? picked.value : agent.onApprovalExpired;
   return (
     <section aria-labelledby={`${name}-title`} className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
       <fieldset disabled={update.isPending || viewer} aria-describedby={`${name}-now`}>
@@ -44,7 +47,10 @@ export function ApprovalExpiryChoiceSection({ agent }: { agent: AgentDetail }) {
                   name={`${name}-choice`}
                   className="mt-1 h-4 w-4 accent-indigo-600"
                   checked={chosen === option.value}
-                  onChange={() => update.mutate({ onApprovalExpired: option.value })}
+                  onChange={() => {
+                    setPicked({ value: option.value, over: agent.onApprovalExpired });
+                    update.mutate({ onApprovalExpired: option.value });
+                  }}
                   aria-describedby={`${id}-help`}
                 />
                 <label htmlFor={id} className="text-sm">
