@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendJson, startRecordingServer, type RecordingServer } from "./invokers/testing/recording-server";
 import { checkDestination, type HostResolver } from "./network-policy";
-import { pinnedFetch } from "./pinned-fetch";
+import { AgentPool, pinnedFetch } from "./pinned-fetch";
 
 let server: RecordingServer;
 
@@ -43,7 +43,7 @@ describe("pinnedFetch", () => {
       expect(response.status).toBe(200);
       const echoed = (await response.json()) as { method: string; url: string; headers: Record<string, string>; body: string };
       expect(echoed).toMatchObject({ method: "POST", url: "/items?x=1", body: '{"a":1}', headers: { host: `only-here.test:${server.port}`, "x-token": "t", "content-type": "application/json", "content-length": "7" } });
-      // A second request is checked again (one lookup each) and reuses the kept-alive connection.
+      // A second request is checked again: one lookup each.
       await (await pinned.fetch(new Request(`http://only-here.test:${server.port}/again`))).text();
       expect(asked).toEqual(["only-here.test", "only-here.test"]);
     } finally {
@@ -100,6 +100,28 @@ describe("pinnedFetch", () => {
       await expect(pending).rejects.toThrow("stop now");
     } finally {
       pinned.close();
+    }
+  });
+
+  it("keeps one agent per checked address, and closes the least recently used past its limit", () => {
+    const pool = new AgentPool(2);
+    const url = new URL("http://pool.test/");
+    const at = (address: string) => ({ hostname: "pool.test", port: 80, address, family: 4 as const });
+    try {
+      const first = pool.agentFor(url, at("10.0.0.1"));
+      expect(pool.agentFor(url, at("10.0.0.1"))).toBe(first);
+      const second = pool.agentFor(url, at("10.0.0.2"));
+      expect(second).not.toBe(first);
+      expect(pool.agentFor(url, at("10.0.0.1"))).toBe(first); // now the most recently used
+      let destroyed = false;
+      const destroy = second.destroy.bind(second);
+      second.destroy = () => ((destroyed = true), destroy());
+      pool.agentFor(url, at("10.0.0.3"));
+      expect(destroyed).toBe(true);
+      expect(pool.agentFor(url, at("10.0.0.1"))).toBe(first);
+      expect(pool.agentFor(url, at("10.0.0.2"))).not.toBe(second);
+    } finally {
+      pool.close();
     }
   });
 });
