@@ -113,13 +113,35 @@ describe("pinnedFetch", () => {
       const second = pool.agentFor(url, at("10.0.0.2"));
       expect(second).not.toBe(first);
       expect(pool.agentFor(url, at("10.0.0.1"))).toBe(first); // now the most recently used
-      let destroyed = false;
-      const destroy = second.destroy.bind(second);
-      second.destroy = () => ((destroyed = true), destroy());
       pool.agentFor(url, at("10.0.0.3"));
-      expect(destroyed).toBe(true);
       expect(pool.agentFor(url, at("10.0.0.1"))).toBe(first);
       expect(pool.agentFor(url, at("10.0.0.2"))).not.toBe(second);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("lets a request in flight on an agent past the limit finish, then closes its connection", async () => {
+    const pool = new AgentPool(1);
+    const { check } = pinnedTo("127.0.0.1");
+    const pinned = pinnedFetch(check, pool);
+    const local = (hostname: string) => ({ hostname, port: server.port, address: "127.0.0.1", family: 4 as const });
+    try {
+      const streaming = await pinned.fetch(`http://first.test:${server.port}/stream`);
+      const first = pool.agentFor(new URL(`http://first.test:${server.port}/`), local("first.test"));
+      expect(Object.values(first.sockets).flat()).toHaveLength(1);
+      // Another address takes the only place: the first agent is retired while its event stream is still open.
+      pool.agentFor(new URL(`http://second.test:${server.port}/`), local("second.test"));
+      expect(await streaming.text()).toBe("data: one\n\ndata: two\n\n");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(Object.values(first.sockets).flat()).toHaveLength(0);
+      expect(Object.values(first.freeSockets).flat()).toHaveLength(0);
+      // A pooled agent keeps its connection for the next request.
+      const kept = await pinned.fetch(`http://second.test:${server.port}/items`);
+      await kept.text();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = pool.agentFor(new URL(`http://second.test:${server.port}/`), local("second.test"));
+      expect(Object.values(second.freeSockets).flat()).toHaveLength(1);
     } finally {
       pool.close();
     }

@@ -24,8 +24,8 @@ export type PinnedFetch = {
 const NO_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
- * Keep-alive agents, one per checked address (each connects to its address only); the least recently used is
- * closed past `max`.
+ * Keep-alive agents, one per checked address (each connects to its address only); past `max`, the least recently used
+ * is retired (see `retire`): nothing in flight on it is cut.
  */
 export class AgentPool {
   private readonly agents = new Map<string, http.Agent>();
@@ -43,7 +43,7 @@ export class AgentPool {
     if (this.agents.size > this.max) {
       const [oldest, evicted] = this.agents.entries().next().value as [string, http.Agent];
       this.agents.delete(oldest);
-      evicted.destroy();
+      retire(evicted);
     }
     return agent;
   }
@@ -52,6 +52,16 @@ export class AgentPool {
     for (const agent of this.agents.values()) agent.destroy();
     this.agents.clear();
   }
+}
+
+/**
+ * An agent left out of the pool: its idle connections close now, and a request still in flight on it (a model's answer
+ * being streamed, an MCP event stream) finishes, after which its connection closes instead of waiting for reuse.
+ */
+function retire(agent: http.Agent): void {
+  // A connection released while no free one may be kept is closed (Node's agent, on "free").
+  agent.maxFreeSockets = 0;
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
 /** `pool`: agents shared with other fetches (closing this one then closes them too). */
