@@ -6,11 +6,11 @@
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
- *        --warmup N (50), --skip-build (reuse the existing .next build as is).
+ *        --warmup N (500), --skip-build (reuse the existing .next build as is).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
  * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (Node fetch,
- * keep-alive), after a warm-up of --warmup requests that are not counted:
+ * keep-alive), after a warm-up of --warmup requests that are not counted (see "Warm-up" below):
  *   1. POST /v1/tools             – registers a distinct tool manifest per request (new id each time).
  *   2. GET  /v1/tools?limit=100   – lists tools once at least 300 are registered (every page holds 100 items).
  *   3. GET  /v1/identity/whoami   – the cheapest authenticated /v1 read (API key → actor, then the caller's identity):
@@ -19,6 +19,9 @@
  *   4. GET  /constant (baseline)  – a bare Next.js route handler returning constant JSON, in a minimal Next app built
  *                                   at run time in a temp directory, with the product's `compress: false` (by default
  *                                   the product leaves gzip to a reverse proxy); it shows the floor set by Next.js itself.
+ * Warm-up: it brings each server near its steady rate before it is measured (the JIT compiles a route's hot code only
+ * after many calls). With 50 requests (the former default, about three per worker) the product's routes, which run far
+ * more code than the bare route, were measured still speeding up: a lower rate and a longer tail (`--warmup 50` shows it).
  * Only one server is under load at a time: the product server is stopped before the baseline server starts.
  * Throughput = counted requests / wall time of the scenario; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
@@ -50,7 +53,7 @@ type Options = {
 };
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 50, backend: "pglite", skipBuild: false };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -297,6 +300,27 @@ async function startBaseline(dir: string): Promise<{ baseUrl: string; stop: () =
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** One line per target of the run: the figure, the target, and whether it is met. */
+function verdicts(results: Result[]): string[] {
+  const byName = (prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
+  const baseline = byName("GET /constant");
+  if (!baseline) return [];
+  const rate = (r: Result) => r.requests / r.seconds;
+  const lines: string[] = [];
+  const mark = (met: boolean) => (met ? "met" : "NOT met");
+  for (const [prefix, min] of [["GET /v1/tools?limit=100", 70], ["GET /v1/identity/whoami", 90], ["POST /v1/tools", 35]] as const) {
+    const r = byName(prefix);
+    if (!r) continue;
+    const share = (100 * rate(r)) / rate(baseline);
+    lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
+  }
+  for (const r of results.filter((r) => r !== baseline)) {
+    const p99 = percentile([...r.latencies].sort((a, b) => a - b), 99);
+    lines.push(`target: ${r.scenario} p99 < 50 ms at concurrency ${r.concurrency}: ${p99.toFixed(2)} ms (${mark(p99 < 50)})`);
+  }
+  return lines;
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const { cleanups, release } = cleanupOnExit("stopping servers and removing temp directories…", () => (interrupted = true));
@@ -370,7 +394,8 @@ async function main() {
 
     console.log("");
     printTable(results);
-    console.log("\ntargets: GET /v1/tools?limit=100 >= 70 % of the bare route, the empty /v1 route >= 90 %, POST /v1/tools >= 35 %, p99 < 50 ms");
+    console.log("");
+    for (const line of verdicts(results)) console.log(line);
     const failing = results.filter((r) => r.errors > 0);
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
     if (failing.length) process.exitCode = 1;
