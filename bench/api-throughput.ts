@@ -6,11 +6,11 @@
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
- *        --warmup N (500), --skip-build (reuse the existing .next build as is).
+ *        --warmup N (500), --client http|fetch (http), --skip-build (reuse the existing .next build as is).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
- * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (Node fetch,
- * keep-alive), after a warm-up of --warmup requests that are not counted (see "Warm-up" below):
+ * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (`node:http` with N
+ * keep-alive connections, or Node's fetch with --client fetch: see `loadClient` in bench/common.ts), after a warm-up of --warmup requests that are not counted (see "Warm-up" below):
  *   1. POST /v1/tools             – registers a distinct tool manifest per request (new id each time).
  *   2. GET  /v1/tools?limit=100   – lists tools once at least 300 are registered (every page holds 100 items).
  *   3. GET  /v1/identity/whoami   – the cheapest authenticated /v1 read (API key → actor, then the caller's identity):
@@ -32,7 +32,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, REQUEST_TIMEOUT_MS } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
 import { freePort, freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 
 const MIN_TOOLS_FOR_LIST = 300;
@@ -50,10 +50,11 @@ type Options = {
   backend: "pglite" | "postgresql";
   databaseUrl?: string;
   skipBuild: boolean;
+  client: "http" | "fetch";
 };
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http" };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -89,9 +90,15 @@ function parseArgs(argv: string[]): Options {
       case "--skip-build":
         options.skipBuild = true;
         break;
+      case "--client": {
+        const client = value();
+        if (client !== "http" && client !== "fetch") throw new Error(`--client must be http or fetch, got ${client ?? "nothing"}`);
+        options.client = client;
+        break;
+      }
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--client http|fetch] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -118,7 +125,7 @@ type RequestSpec = { method: string; url: string; headers?: Record<string, strin
 type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number };
 
 /** Issues `count` requests built by `make(i)` with `concurrency` workers; every response body is read in full. */
-async function runLoad(scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
+async function runLoad(client: LoadClient, scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
   const latencies: number[] = [];
   const errorSamples: string[] = [];
   let errors = 0;
@@ -128,8 +135,8 @@ async function runLoad(scenario: string, count: number, concurrency: number, mak
       const spec = make(next++);
       const started = performance.now();
       try {
-        const response = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-        const text = await response.text();
+        const response = await client.request(spec.url, spec);
+        const text = response.text;
         latencies.push(performance.now() - started);
         if (response.status < 200 || response.status > 299) {
           errors++;
@@ -149,15 +156,15 @@ async function runLoad(scenario: string, count: number, concurrency: number, mak
 }
 
 /** Warm-up (not counted), then the measured run. */
-async function scenario(name: string, count: number, options: Options, make: (i: number) => RequestSpec): Promise<Result> {
+async function scenario(client: LoadClient, name: string, count: number, options: Options, make: (i: number) => RequestSpec): Promise<Result> {
   let warmupErrors = 0;
   if (options.warmup > 0) {
-    const warm = await runLoad(`${name} (warm-up)`, options.warmup, options.concurrency, make);
+    const warm = await runLoad(client, `${name} (warm-up)`, options.warmup, options.concurrency, make);
     warmupErrors = warm.errors;
     if (warm.errors) console.warn(`WARNING: ${warm.errors} errors during the warm-up of ${name}: ${warm.errorSamples.join(" | ")}`);
   }
   process.stdout.write(`running ${name}: ${count} requests, concurrency ${options.concurrency}… `);
-  const result = await runLoad(name, count, options.concurrency, make);
+  const result = await runLoad(client, name, count, options.concurrency, make);
   if (interrupted) throw new Error("interrupted");
   console.log(`${result.seconds.toFixed(2)} s`);
   return { ...result, warmupErrors };
@@ -328,7 +335,8 @@ async function main() {
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "unknown"}), ${os.platform()} ${os.arch()}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
   console.log(`backend: ${options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per run)` : "PGlite (embedded, fresh data dir)"}`);
-  console.log(`concurrency ${options.concurrency}, warm-up ${options.warmup} requests per scenario (not counted)\n`);
+  console.log(`concurrency ${options.concurrency}, warm-up ${options.warmup} requests per scenario (not counted), client ${options.client === "http" ? "node:http keep-alive" : "fetch"}\n`);
+  const client = loadClient(options.client, options.concurrency);
 
   const results: Result[] = [];
   try {
@@ -368,20 +376,20 @@ async function main() {
       headers: { ...auth, "Content-Type": "application/json" },
       body: JSON.stringify({ ...toolManifest(), projectId }),
     });
-    results.push(await scenario("POST /v1/tools", options.postRequests, options, registerTool));
+    results.push(await scenario(client, "POST /v1/tools", options.postRequests, options, registerTool));
 
     // Make sure the list scenario pages through at least 300 tools (untimed top-up when --post-requests is small).
     const failedPosts = results[0].errors + results[0].warmupErrors;
     const registered = manifestCounter - failedPosts;
     if (registered < MIN_TOOLS_FOR_LIST) {
-      const topUp = await runLoad("top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
+      const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
       if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
     }
     const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
     const page = (await probe.json()) as { data?: unknown[] };
     if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
-    results.push(await scenario("GET /v1/tools?limit=100", options.listRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth })));
-    results.push(await scenario("GET /v1/identity/whoami (empty /v1 route)", options.emptyRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth })));
+    results.push(await scenario(client, "GET /v1/tools?limit=100", options.listRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth })));
+    results.push(await scenario(client, "GET /v1/identity/whoami (empty /v1 route)", options.emptyRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth })));
 
     await server.stop();
 
@@ -389,7 +397,7 @@ async function main() {
     const baseline = await startBaseline(baselineDir);
     cleanups.push({ label: "baseline server", fn: baseline.stop });
     console.log(`baseline server: ${baseline.baseUrl}`);
-    results.push(await scenario("GET /constant (bare Next.js)", options.constantRequests, options, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` })));
+    results.push(await scenario(client, "GET /constant (bare Next.js)", options.constantRequests, options, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` })));
     await baseline.stop();
 
     console.log("");
@@ -400,6 +408,7 @@ async function main() {
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
     if (failing.length) process.exitCode = 1;
   } finally {
+    client.close();
     await release();
   }
 }

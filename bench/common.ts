@@ -1,4 +1,5 @@
 /** What the benchmark scripts share: the local PostgreSQL default, HTTP helpers, percentiles, and cleanup on exit. */
+import http from "node:http";
 
 export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -19,6 +20,48 @@ export async function postJson(url: string, token: string, body: unknown): Promi
     json = undefined;
   }
   return { status: response.status, text, json };
+}
+
+export type LoadResponse = { status: number; text: string };
+export type LoadClient = { name: "http" | "fetch"; request(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<LoadResponse>; close(): void };
+
+/**
+ * The client a load loop issues its requests with. "http": `node:http` with a keep-alive agent of `sockets`
+ * connections, the lightest Node client (the load generator shares the machine's cores with the servers it measures,
+ * so what it spends shows in their figures); "fetch": Node's `fetch` (undici), which costs the client several times more
+ * per request. Both read every response body in full and time out after REQUEST_TIMEOUT_MS.
+ */
+export function loadClient(name: "http" | "fetch", sockets: number): LoadClient {
+  if (name === "fetch") {
+    return {
+      name,
+      async request(url, init) {
+        const response = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+        return { status: response.status, text: await response.text() };
+      },
+      close() {},
+    };
+  }
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  return {
+    name,
+    request(url, init) {
+      return new Promise<LoadResponse>((resolve, reject) => {
+        const headers: Record<string, string | number> = { ...init.headers };
+        if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
+        const outgoing = http.request(url, { method: init.method, headers, agent, timeout: REQUEST_TIMEOUT_MS }, (incoming) => {
+          const chunks: Buffer[] = [];
+          incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+          incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+          incoming.on("error", reject);
+        });
+        outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+        outgoing.on("error", reject);
+        outgoing.end(init.body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
 }
 
 export type Cleanup = { label: string; fn: () => Promise<void> | void };

@@ -11,7 +11,8 @@
  *   (a) HTTP       – `next start` (via scripts/start.mjs) on 127.0.0.1, a fresh tenant, the agent registered with
  *                    POST /v1/agents (plus the tenant's projectId), then
  *                    POST /v1/runs `{agent: {id}, input: {userMessage: "UTC"}, options: {wait: true}}`,
- *                    first one at a time, then with BENCH_CONCURRENCY workers. Every response must be 201 with
+ *                    first one at a time, then with BENCH_CONCURRENCY workers, through `node:http` with keep-alive
+ *                    connections (BENCH_CLIENT=fetch: Node's fetch; see `loadClient` in bench/common.ts). Every response must be 201 with
  *                    `status: "completed"`; anything else counts as a failure.
  *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, then
  *                    `runTurn("UTC")` per turn and `close()`. Without that module: "(b) not available in this build".
@@ -36,7 +37,8 @@
  *                                                     # a fresh database per server/harness, dropped at the end
  * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
  * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (20),
- *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100).
+ *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100),
+ *              BENCH_CLIENT (http | fetch: the HTTP rows' client).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
  * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
  * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
@@ -51,7 +53,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { cleanupOnExit, DEFAULT_PG_URL, percentile, postJson, type Cleanup } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
@@ -68,7 +70,7 @@ let interrupted = false;
 const AGENT = BENCH_AGENT;
 
 type RowId = "a" | "b" | "c" | "f";
-type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number };
+type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number; client: "http" | "fetch" };
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -90,7 +92,9 @@ function parseArgs(argv: string[]): Options {
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
     inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
     block: envInt("BENCH_BLOCK", 100, 1),
+    client: process.env.BENCH_CLIENT === "fetch" ? "fetch" : "http",
   };
+  if (process.env.BENCH_CLIENT && process.env.BENCH_CLIENT !== "fetch" && process.env.BENCH_CLIENT !== "http") throw new Error(`BENCH_CLIENT must be http or fetch, got ${process.env.BENCH_CLIENT}`);
   let backendFlag: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -336,6 +340,10 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
   const probeFailure = turnFailure(probe.status, probe.json, probe.text);
   if (probeFailure) console.warn(`WARNING: the first turn failed: ${probeFailure}`);
 
+  const client = loadClient(options.client, options.concurrency);
+  cleanups.push({ label: "the load client's connections", fn: () => client.close() });
+  const runHeaders = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
+  const runText = JSON.stringify(runBody);
   const load = async (label: string, count: number, concurrency: number) => {
     const latencies: number[] = [];
     const samples: string[] = [];
@@ -347,8 +355,14 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
         const t0 = performance.now();
         let failure: string | undefined;
         try {
-          const response = await postJson(runUrl, apiKey, runBody);
-          failure = turnFailure(response.status, response.json, response.text);
+          const response = await client.request(runUrl, { method: "POST", headers: runHeaders, body: runText });
+          let json: unknown;
+          try {
+            json = JSON.parse(response.text);
+          } catch {
+            json = undefined;
+          }
+          failure = turnFailure(response.status, json, response.text);
         } catch (error) {
           failure = String(error);
         }
@@ -560,7 +574,7 @@ async function main(): Promise<void> {
   console.log(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}, node ${machine.node}, load average ${machine.loadAverage.join(" ")}`);
   console.log(`backend: ${backend}  (rows a, b; row c has no database)`);
   console.log(`turn: dev-echo → current-time {} (UTC) → answer (2 model calls + 1 tool call)`);
-  console.log(`turns: HTTP ${options.httpTurns} (+${options.httpWarmup} warm-up, concurrency 1 and ${options.concurrency}), in-process ${options.inProcessTurns} (+${options.inProcessWarmup} warm-up)\n`);
+  console.log(`turns: HTTP ${options.httpTurns} (+${options.httpWarmup} warm-up, concurrency 1 and ${options.concurrency}, client ${options.client === "http" ? "node:http keep-alive" : "fetch"}), in-process ${options.inProcessTurns} (+${options.inProcessWarmup} warm-up)\n`);
 
   const rows: Row[] = [];
   try {
