@@ -28,8 +28,8 @@ export type LoadClient = { name: "http" | "fetch"; request(url: string, init: { 
 /**
  * The client a load loop issues its requests with. "http": `node:http` with a keep-alive agent of `sockets`
  * connections, the lightest Node client (the load generator shares the machine's cores with the servers it measures,
- * so what it spends shows in their figures); "fetch": Node's `fetch` (undici), which costs the client several times more
- * per request. Both read every response body in full and time out after REQUEST_TIMEOUT_MS.
+ * so what it spends shows in their figures); "fetch": Node's `fetch` (undici), which costs the client about 2.5 times
+ * the CPU per request. Both read every response body in full and time out after REQUEST_TIMEOUT_MS.
  */
 export function loadClient(name: "http" | "fetch", sockets: number): LoadClient {
   if (name === "fetch") {
