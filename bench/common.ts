@@ -13,13 +13,16 @@ export function percentile(sorted: number[], p: number): number {
 export async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {
   const response = await fetch(url, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await response.text();
-  let json: any;
+  return { status: response.status, text, json: jsonOrUndefined(text) };
+}
+
+/** The JSON value of a response body, or undefined when it is not JSON. */
+export function jsonOrUndefined(text: string): any {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: response.status, text, json };
 }
 
 export type LoadResponse = { status: number; text: string };

@@ -53,7 +53,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type Cleanup } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, jsonOrUndefined, loadClient, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
@@ -356,13 +356,7 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
         let failure: string | undefined;
         try {
           const response = await client.request(runUrl, { method: "POST", headers: runHeaders, body: runText });
-          let json: unknown;
-          try {
-            json = JSON.parse(response.text);
-          } catch {
-            json = undefined;
-          }
-          failure = turnFailure(response.status, json, response.text);
+          failure = turnFailure(response.status, jsonOrUndefined(response.text), response.text);
         } catch (error) {
           failure = String(error);
         }
