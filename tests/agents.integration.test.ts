@@ -131,6 +131,12 @@ describe("agent registry", () => {
     expect(paths(nested.details.issues)).toEqual(["/budget/maxTokens"]);
   });
 
+  it("instructions past the template parse limit (1,000,000 characters) are 400 validation-failed at /instructions", async () => {
+    const tenant = await newTenant();
+    const error = expectError(await register(tenant, agentDefinition({ instructions: "x".repeat(1_000_001) })), 400, "validation-failed");
+    expect(error.details.issues).toEqual([{ path: "/instructions", message: "line 1, column 1: parse length limit exceeded" }]);
+  });
+
   it("a missing or foreign projectId is 400 bad-input even when the definition has other problems, reported together", async () => {
     const tenant = await newTenant();
     const other = await newTenant();

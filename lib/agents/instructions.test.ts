@@ -33,6 +33,10 @@ describe("analyzeInstructions", () => {
     expect(analyzeInstructions(template, ["name"])).toEqual([]);
   });
 
+  it("reports a template past Liquid's parse limit as an issue, not an exception", () => {
+    expect(analyzeInstructions("x".repeat(1_000_001), [])).toEqual([{ message: "parse length limit exceeded", line: 1, column: 1 }]);
+  });
+
   it("accepts {% if %} / {% elsif %} / {% else %} on declared parameters", () => {
     expect(analyzeInstructions("{% if a > 1 %}x{% elsif b %}y{% else %}z{% endif %}", ["a", "b"])).toEqual([]);
   });
@@ -129,6 +133,16 @@ describe("renderInstructions", () => {
     expect(renderInstructions(template, context({ who: "Ada" }))).toBe(
       "Ada|2024-03-09|2024-03-09T23:30:00.000Z|acme.helper|Helper|1.2.0|c-1|3",
     );
+  });
+
+  it("renders text without Liquid markup as itself, as Liquid renders the same text beside a tag", () => {
+    for (const text of ["You tell the time.", "a } } b }} c %} d { { e { % f", "  spaced\n\ttabs \u00e9\u{1F600}  ", ""]) {
+      expect(renderInstructions(text, context())).toBe(text);
+      expect(renderInstructions(`${text}{{ agent.id }}${text}`, context())).toBe(`${text}acme.helper${text}`);
+    }
+    // Past Liquid's parse limit the template is refused, markup or not, with the limit named.
+    expect(renderError("x".repeat(1_000_001)).reason).toBe("parse length limit exceeded");
+    expect(renderError(`{{ agent.id }}${"x".repeat(1_000_001)}`).reason).toBe("parse length limit exceeded");
   });
 
   it("runs {% if %} and {% for %} with filters", () => {

@@ -46,6 +46,8 @@ const AUTO_VARS: Record<string, readonly string[] | null> = {
 const AUTO_VAR_LIST = "today, now, agent.id, agent.name, agent.version, conversation.id, conversation.turn";
 
 const FILE_TAGS = ["include", "render", "layout"] as const;
+/** The longest template Liquid parses (characters). */
+const PARSE_LIMIT = 1_000_000;
 const CACHE_SIZE = 500;
 
 const engine = createEngine();
@@ -58,7 +60,7 @@ function createEngine(): Liquid {
     ownPropertyOnly: true,
     templates: {},
     timezoneOffset: 0,
-    parseLimit: 1_000_000,
+    parseLimit: PARSE_LIMIT,
     renderLimit: 2_000,
     memoryLimit: 10_000_000,
   });
@@ -89,6 +91,8 @@ function toInstructionsError(err: unknown): InstructionsError {
     const [line, column] = err.token.getPosition();
     return new InstructionsError(liquidReason(err.originalError?.message ?? err.message), line, column);
   }
+  // A limit Liquid checks before it has a position (the parse length limit) fails as a plain AssertionError.
+  if (err instanceof Error && err.name === "AssertionError") return new InstructionsError(liquidReason(err.message), 1, 1);
   throw err;
 }
 
@@ -178,6 +182,8 @@ function utcDay(date: Date): string {
  * Throws InstructionsError (with line and column) on any parse or render failure.
  */
 export function renderInstructions(template: string, context: RenderContext): string {
+  // Text with no output or tag opener is its own rendering: Liquid would copy it as it is.
+  if (template.length <= PARSE_LIMIT && !template.includes("{{") && !template.includes("{%")) return template;
   const templates = parse(template);
   const { id, name, version } = context.agent;
   const scope = {
