@@ -4,7 +4,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { describe, expect, test } from "vitest";
 import { invalidManifests, validManifests } from "../../tests/corpus/invalid-manifests";
-import { compileDialectSchema, getValidator, jsonSchemaIssues, schemaDialect } from "./json-schema";
+import { compileDialectSchema, copyData, getValidator, jsonSchemaIssues, schemaDialect } from "./json-schema";
 import { MAX_TIMEOUT_MS, registerToolBodySchema, TOOL_VERSION_PATTERN, toolManifestSchema } from "./manifest-schema";
 import { isCatalogId } from "@/lib/ids";
 import { filesystemHandlersAllowed, parseMcpEndpoint, templatePlaceholders, validateToolManifest, type Issue } from "./validate-manifest";
@@ -401,6 +401,30 @@ describe("json-schema helpers", () => {
         { path: "/limit", message: "must be an integer" },
       ],
     });
+  });
+
+  test("copyData copies JSON data deeply, keeps an own __proto__ key as a key, and leaves other objects to structuredClone", () => {
+    const parsed = JSON.parse('{"a":[1,{"b":null}],"__proto__":{"polluted":true},"s":"x"}') as Record<string, unknown>;
+    const copy = copyData(parsed) as Record<string, unknown>;
+    expect(copy).toEqual(parsed);
+    expect(copy).not.toBe(parsed);
+    expect(copy.a).not.toBe(parsed.a);
+    expect((copy.a as unknown[])[1]).not.toBe((parsed.a as unknown[])[1]);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toEqual(["a", "__proto__", "s"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const when = new Date(0);
+    const other = copyData({ when, sparse: [1, , 3] }) as { when: Date; sparse: unknown[] };
+    expect(other.when).toBeInstanceOf(Date);
+    expect(other.when).not.toBe(when);
+    expect(other.when.getTime()).toBe(0);
+    expect(1 in other.sparse).toBe(false);
+    const cyclic: Record<string, unknown> = {};
+    let node = cyclic;
+    for (let i = 0; i < 100; i++) node = (node.next = {}) as Record<string, unknown>;
+    node.next = cyclic;
+    expect(() => copyData(cyclic)).not.toThrow();
+    expect(() => copyData({ f: () => 1 })).toThrow();
   });
 
   test("getValidator reads an MCP tool's schema in its dialect and throws on a schema that does not compile", () => {
