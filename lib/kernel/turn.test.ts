@@ -514,6 +514,31 @@ describe("advanceRun", () => {
     expect(typesOf(s.store, runId)).toEqual(["run-created", "turn-started", "model-called", "tool-call-started", "run-cancelled"]);
     expect(s.store.run(runId)).toMatchObject({ status: "cancelled", failure: null });
   });
+
+  it("a finished execution leaves no timer behind: the lease heartbeat and the step's deadline are cleared", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    try {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const handler = vi.fn<MemoryToolHandler>(async () => {
+        await released;
+        return ok({ sum: 2 });
+      });
+      const s = setup({ agent: { tools: [{ id: "calc", version: "^1" }] }, tools: [toolOf("calc", handler)] });
+      const worker = new KernelWorker(s.store, s.env, { leaseMs: LEASE_MS, pollMs: 1_000, concurrency: 4 });
+      const runId = s.store.createRun({ agent: { id: "test.agent", version: "1.0.0" }, userMessage: JSON.stringify({ script: [{ toolCalls: [{ name: "calc", arguments: {} }] }, { text: "two" }] }), owner: worker.id }).id;
+      const done = worker.execute(runId);
+      // While it runs: the heartbeat, and the deadline of the step that calls the tool.
+      await vi.waitFor(() => expect(handler).toHaveBeenCalledTimes(1));
+      expect(vi.getTimerCount()).toBe(2);
+      release();
+      await done;
+      expect(s.store.run(runId)).toMatchObject({ status: "completed" });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe("advanceRun: a tool invocation (one call of one tool version, no agent)", () => {

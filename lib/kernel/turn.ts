@@ -177,15 +177,31 @@ function remember(turn: Turn, written: CommitPlan, seqs: number[], at: Date, row
     if (patch?.startedAt && !run.startedAt) run.startedAt = patch.startedAt;
     if (releasesLease(patch?.status)) run.leaseOwner = null;
   }
-  session.lastRow = session.lastRow && row ? { ...(session.lastRow as object), ...(row as object) } : row;
+  if (row) {
+    // The creator's row is copied once; the copy then takes each commit's columns in place.
+    if (!session.lastRow) session.lastRow = row;
+    else if (ownRows.has(session)) Object.assign(session.lastRow as object, row);
+    else {
+      session.lastRow = { ...(session.lastRow as object), ...(row as object) };
+      ownRows.add(session);
+    }
+  }
   if (releasesLease(patch?.status)) session.leaseReleased = true;
   const events = session.events;
   if (!events) return;
   const createdAt = at.toISOString();
-  events.push(...written.events.map((event, i) => ({ ...event, seq: seqs[i], createdAt }) as JournalEvent));
+  let ordered = true;
+  for (let i = 0; i < written.events.length; i++) {
+    const event = { ...written.events[i], seq: seqs[i], createdAt } as JournalEvent;
+    if (events.length && events[events.length - 1].seq > event.seq) ordered = false;
+    events.push(event);
+  }
   // Parallel tool calls commit concurrently: keep the journal's order.
-  events.sort((a, b) => a.seq - b.seq);
+  if (!ordered) events.sort((a, b) => a.seq - b.seq);
 }
+
+/** Sessions whose `lastRow` is their own copy (not the object their creator passed in). */
+const ownRows = new WeakSet<TurnSession>();
 
 function failurePlan(turn: Turn, failure: RunFailure, before: NewEvent[] = [], patch: RunPatch = {}): CommitPlan {
   return {
@@ -298,20 +314,48 @@ async function startInvocation(turn: Turn, tool: { id: string; version: string }
 
 // ---- call-model ----
 
-type StepSignal = { at: string; signal: AbortSignal; deadline: AbortSignal };
+type StepSignal = { at: string; signal: AbortSignal; deadline: AbortSignal; timer: NodeJS.Timeout; stop: () => void };
 /** The step signal of each execution, kept while the deadline stays the same (one timer per turn, not per step). */
 const stepSignals = new WeakMap<TurnContext, StepSignal>();
 
-/** A signal that fires at the run's deadline or when the worker must stop. */
+/**
+ * A signal that fires at the run's deadline or when the worker must stop. Two plain controllers and one timer:
+ * `AbortSignal.any` and `AbortSignal.timeout` cost about 25 µs together on Node 20, a turn's whole budget for its
+ * own bookkeeping.
+ */
 function stepSignal(turn: Turn): { signal: AbortSignal; deadline: AbortSignal } {
   const at = (turn.state.started as RunStart).deadline;
   const kept = stepSignals.get(turn.ctx);
   if (kept && kept.at === at) return kept;
+  if (kept) disposeStepSignal(turn.ctx, kept);
   const remaining = Math.max(0, Date.parse(at) - turn.ctx.env.now().getTime());
-  const deadline = AbortSignal.timeout(Math.max(1, remaining));
-  const made = { at, signal: AbortSignal.any([turn.ctx.signal, deadline]), deadline };
+  const worker = turn.ctx.signal;
+  const deadline = new AbortController();
+  const step = new AbortController();
+  const stop = () => step.abort(worker.reason);
+  if (worker.aborted) stop();
+  else worker.addEventListener("abort", stop, { once: true });
+  const timer = setTimeout(() => {
+    const reason = new DOMException("the run's deadline passed", "TimeoutError");
+    deadline.abort(reason);
+    step.abort(reason);
+  }, Math.max(1, remaining));
+  timer.unref();
+  const made = { at, signal: step.signal, deadline: deadline.signal, timer, stop };
   stepSignals.set(turn.ctx, made);
   return made;
+}
+
+function disposeStepSignal(ctx: TurnContext, kept: StepSignal): void {
+  clearTimeout(kept.timer);
+  ctx.signal.removeEventListener("abort", kept.stop);
+  stepSignals.delete(ctx);
+}
+
+/** Ends an execution's step signal (its deadline timer); the worker calls it when it stops executing the run. */
+export function endExecution(ctx: TurnContext): void {
+  const kept = stepSignals.get(ctx);
+  if (kept) disposeStepSignal(ctx, kept);
 }
 
 async function manifestOf(turn: Turn, toolId: string, version: string): Promise<ToolManifest | null> {

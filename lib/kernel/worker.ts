@@ -8,7 +8,7 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { advanceRun, LeaseLost, type TurnContext, type TurnSession } from "@/lib/kernel/turn";
+import { advanceRun, endExecution, LeaseLost, type TurnContext, type TurnSession } from "@/lib/kernel/turn";
 import type { KernelEnvironment } from "@/lib/kernel/environment";
 import type { KernelStore } from "@/lib/kernel/store";
 import { isRunnableStatus } from "@/lib/kernel/types";
@@ -140,6 +140,7 @@ export class KernelWorker {
       if (!(error instanceof LeaseLost) && !controller.signal.aborted) await this.failUnexpectedly(runId, error);
     } finally {
       clearInterval(heartbeat);
+      endExecution(ctx);
       // A commit that finished the run (or suspended it) cleared the lease in its own statement.
       if (!session.leaseReleased) await this.store.releaseLease(runId, this.id).catch(() => {});
     }
