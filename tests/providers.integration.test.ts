@@ -8,7 +8,9 @@ import { ModelProviderError, type ModelRequest } from "@/lib/models/provider";
 import { startWireServer, type WireServer } from "@/lib/models/providers/testing/wire-server";
 import type { Actor } from "@/lib/services/actor";
 import { createTenant } from "@/lib/services/create-tenant";
-import { instantiateProvider, providersForProject, registerModelProvider } from "@/lib/services/model-providers";
+import { deleteModelProvider, instantiateProvider, providersForProject, registerModelProvider } from "@/lib/services/model-providers";
+import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
+import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { deleteSecret, putSecret } from "@/lib/services/secrets";
 import { call, expectError, kindgi, newTenant } from "./helpers/api";
 import { freshPostgresDatabase, newOperatorToken, startServer } from "./helpers/server";
@@ -362,6 +364,21 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     expect(error).toBeInstanceOf(ModelProviderError);
     return error as ModelProviderError;
   }
+
+  it("a run's routing follows the tenant's providers: kept while they stay the same, changed by a registration and a deletion", async () => {
+    const created = await createTenant({ name: "in-process routing" });
+    const actor: Actor = { tenantId: created.tenant.id, userId: created.admin.id, apiKeyId: null, projectId: null, role: "admin", isService: false, callerId: created.admin.id };
+    const scope = { tenantId: actor.tenantId, projectId: created.project.id, conversationId: null, runId: "route-test", userId: actor.userId };
+    const definition = { capabilities: [{ kind: "llm-inference" }], tools: [], preferredProvider: "wire" } as unknown as AgentDefinition;
+    const before = await dbKernelEnvironment.route(scope, definition);
+    expect(before).toMatchObject({ providerId: "dev-echo" });
+    expect(await dbKernelEnvironment.route(scope, definition)).toBe(before);
+    await putSecret(actor, { name: "wire.key", value: canary() });
+    await registerModelProvider(actor, { id: "wire", kind: "openai-compatible", baseUrl: "https://wire.example.test/v1", apiKeySecret: "wire.key", models: [{ name: "wire-model", features: [] }] });
+    expect(await dbKernelEnvironment.route(scope, definition)).toMatchObject({ providerId: "wire", model: "wire-model" });
+    await deleteModelProvider(actor, "wire");
+    expect(await dbKernelEnvironment.route(scope, definition)).toMatchObject({ providerId: "dev-echo" });
+  });
 
   it("calls the provider with the secret's current value, resolved on every call; refuses when the secret is gone or the URL is no longer allowed", async () => {
     process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS = "1";

@@ -8,6 +8,21 @@ describe("listProviders", () => {
     expect(describeProvider(providers[0])).toEqual({ id: "dev-echo", kind: "dev-echo", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
   });
 
+  it("answers the same frozen list while the variables it reads stay the same, and a new one when one changes", () => {
+    const env: Record<string, string | undefined> = { OPENAI_API_KEY: "k", OPENAI_MODELS: "gpt-4o", UNRELATED: "1" };
+    const first = listProviders(env);
+    expect(listProviders({ ...env, UNRELATED: "2" })).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0]) && Object.isFrozen(first[0].models[0].features)).toBe(true);
+    env.OPENAI_MODELS = "gpt-4o,o3";
+    const changed = listProviders(env);
+    expect(changed).not.toBe(first);
+    expect(changed[0].models.map((m) => m.name)).toEqual(["gpt-4o", "o3"]);
+    env.OPENAI_BASE_URL = "";
+    expect(listProviders(env)).not.toBe(changed);
+    delete env.OPENAI_API_KEY;
+    expect(listProviders(env).map((p) => p.id)).toEqual(["dev-echo"]);
+  });
+
   it("lists scripted with KINDGI_DEV_PROVIDERS=1 only", () => {
     expect(listProviders({ KINDGI_DEV_PROVIDERS: "1" }).map((p) => p.id)).toEqual(["scripted", "dev-echo"]);
     expect(listProviders({ KINDGI_DEV_PROVIDERS: "0" }).map((p) => p.id)).toEqual(["dev-echo"]);

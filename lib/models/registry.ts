@@ -104,7 +104,27 @@ export const DEV_ECHO: ProviderDescriptor = Object.freeze({
  * then `scripted` (KINDGI_DEV_PROVIDERS=1), then `dev-echo`, which is always present.
  * Reads `env` only; never returns a key.
  */
-export function listProviders(env: Env = process.env): ProviderDescriptor[] {
+export function listProviders(env: Env = process.env): readonly ProviderDescriptor[] {
+  // The answer depends on these variables only: kept (frozen) while they stay the same, so that routing, which runs
+  // on every turn, can keep its decisions for the same descriptors.
+  const key = PROVIDER_VARIABLES.map((name) => env[name] ?? "\u0001").join("\u0000");
+  if (lastListed?.key !== key) lastListed = { key, providers: deepFreeze(configuredProviders(env)) };
+  return lastListed.providers;
+}
+
+/** The environment variables {@link listProviders} reads. */
+const PROVIDER_VARIABLES = ["OPENAI_API_KEY", "OPENAI_MODELS", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_MODELS", "ANTHROPIC_BASE_URL", "KINDGI_DEV_PROVIDERS"] as const;
+let lastListed: { key: string; providers: readonly ProviderDescriptor[] } | undefined;
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function configuredProviders(env: Env): ProviderDescriptor[] {
   const providers: ProviderDescriptor[] = [];
   if (isSet(env.OPENAI_API_KEY)) {
     providers.push({

@@ -80,8 +80,13 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
   throw new Error(`no invoker for ${invocability.invoker} tools`);
 }
 
-/** The provider list a route was chosen from, while the route object lives (one turn start): no second lookup. */
-const routedFrom = new WeakMap<RouteResult, ProviderDescriptor[]>();
+/** The provider list a route was chosen from, while the route object lives: no second lookup. */
+const routedFrom = new WeakMap<RouteResult, readonly ProviderDescriptor[]>();
+/**
+ * Routing decisions by provider list and definition: a pure function of both, and both stay the same objects while
+ * nothing changes (the provider list of `providersForProject`, the definition of the cached agent version).
+ */
+const routes = new WeakMap<readonly ProviderDescriptor[], WeakMap<object, RouteResult>>();
 
 /** Built-in tool versions known to have no registration of the same id in a project (bounded by clearing). */
 const unregisteredBuiltins = new Set<string>();
@@ -137,8 +142,14 @@ export const dbKernelEnvironment: KernelEnvironment = {
 
   async route(scope, definition) {
     const descriptors = await providersForProject(scope.tenantId, scope.projectId);
-    const route = routeCapability(definition, descriptors);
-    routedFrom.set(route, descriptors);
+    let byDefinition = routes.get(descriptors);
+    if (!byDefinition) routes.set(descriptors, (byDefinition = new WeakMap()));
+    let route = byDefinition.get(definition);
+    if (!route) {
+      route = routeCapability(definition, descriptors);
+      byDefinition.set(definition, route);
+      routedFrom.set(route, descriptors);
+    }
     return route;
   },
 

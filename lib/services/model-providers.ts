@@ -88,14 +88,25 @@ function tenantProviderView(row: TenantProviderRow): TenantProviderView {
  * carry no key: a tenant provider names its secret, an environment provider its variable. Pass `db` inside a
  * transaction.
  */
-export async function providersForProject(tenantId: string, projectId: string | null, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<ProviderDescriptor[]> {
+export async function providersForProject(tenantId: string, projectId: string | null, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<readonly ProviderDescriptor[]> {
   // The tenant's rows, outside a transaction, under its generation (registering or deleting a provider bumps it).
   const rows = db
     ? await db.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect })
     : await cached(tenantId, "providers", async () => (await getDb()).tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect }));
+  const environment = listProviders(env);
+  // The same list (the same array) while the cached rows and the environment's providers stay the same.
+  let byProject = projectLists.get(rows);
+  if (!byProject) projectLists.set(rows, (byProject = new Map()));
+  const kept = byProject.get(projectId);
+  if (kept?.environment === environment) return kept.providers;
   const serving = projectId === null ? rows : rows.filter((row) => providerServesProject(limitOf(row), projectId));
-  return [...serving.map(tenantDescriptor), ...listProviders(env)];
+  const providers = Object.freeze([...serving.map(tenantDescriptor), ...environment]);
+  byProject.set(projectId, { environment, providers });
+  return providers;
 }
+
+/** What {@link providersForProject} answered, by the tenant's cached rows and then the project. */
+const projectLists = new WeakMap<readonly TenantProviderRow[], Map<string | null, { environment: readonly ProviderDescriptor[]; providers: readonly ProviderDescriptor[] }>>();
 
 /**
  * The model provider a run calls for `descriptor` (one of `providersForProject(tenantId, projectId)`).
