@@ -6,7 +6,7 @@
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
- *        --warmup N (500), --client http|fetch (http), --skip-build (reuse the existing .next build as is).
+ *        --warmup N (500), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
  * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (`node:http` with N
@@ -22,8 +22,11 @@
  * Warm-up: it brings each server near its steady rate before it is measured (the JIT compiles a route's hot code only
  * after many calls). With 50 requests (the former default, about three per worker) the product's routes, which run far
  * more code than the bare route, were measured still speeding up: a lower rate and a longer tail (`--warmup 50` shows it).
- * Only one server is under load at a time: the product server is stopped before the baseline server starts.
- * Throughput = counted requests / wall time of the scenario; latency = time until the response body is fully read.
+ * Rounds: both servers run side by side, but only one is under load at a time. After the warm-ups, each scenario's
+ * requests are split into --rounds blocks (5), run in turn (POST, list, whoami, bare, then again), so the rows of a
+ * ratio see the same machine even when its speed drifts during the run (on these shared machines it does, by more than
+ * the differences measured).
+ * Throughput = counted requests / the sum of the scenario's blocks' wall times; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
  * All servers are stopped and temp directories (PGlite data, baseline app) removed at the end, also on failure.
  */
@@ -51,10 +54,11 @@ type Options = {
   databaseUrl?: string;
   skipBuild: boolean;
   client: "http" | "fetch";
+  rounds: number;
 };
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http" };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http", rounds: 5 };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -84,6 +88,9 @@ function parseArgs(argv: string[]): Options {
       case "--warmup":
         options.warmup = positiveInt(flag, value(), 0);
         break;
+      case "--rounds":
+        options.rounds = positiveInt(flag, value(), 1);
+        break;
       case "--backend":
         backendFlag = value();
         break;
@@ -98,7 +105,7 @@ function parseArgs(argv: string[]): Options {
       }
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--client http|fetch] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--rounds N] [--client http|fetch] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -155,19 +162,43 @@ async function runLoad(client: LoadClient, scenario: string, count: number, conc
   return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0 };
 }
 
-/** Warm-up (not counted), then the measured run. */
-async function scenario(client: LoadClient, name: string, count: number, options: Options, make: (i: number) => RequestSpec): Promise<Result> {
-  let warmupErrors = 0;
-  if (options.warmup > 0) {
-    const warm = await runLoad(client, `${name} (warm-up)`, options.warmup, options.concurrency, make);
-    warmupErrors = warm.errors;
-    if (warm.errors) console.warn(`WARNING: ${warm.errors} errors during the warm-up of ${name}: ${warm.errorSamples.join(" | ")}`);
+type Scenario = { name: string; count: number; make: (i: number) => RequestSpec };
+
+/** The warm-up of one scenario (not counted): its errors, with a warning when there are any. */
+async function warmUp(client: LoadClient, scenario: Scenario, options: Options): Promise<number> {
+  if (options.warmup === 0) return 0;
+  const warm = await runLoad(client, `${scenario.name} (warm-up)`, options.warmup, options.concurrency, scenario.make);
+  if (warm.errors) console.warn(`WARNING: ${warm.errors} errors during the warm-up of ${scenario.name}: ${warm.errorSamples.join(" | ")}`);
+  return warm.errors;
+}
+
+/**
+ * The measured runs: every scenario's requests split into `options.rounds` blocks, run in turn (block 1 of each
+ * scenario, then block 2 of each, …), so the rows compared with each other see the same machine even when its speed
+ * drifts during the run. A row's time is the sum of its blocks' times, its latencies all of theirs.
+ */
+async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupErrors: number[], options: Options): Promise<Result[]> {
+  const results: Result[] = scenarios.map((scenario, i) => ({ scenario: scenario.name, requests: 0, concurrency: options.concurrency, seconds: 0, latencies: [], errors: 0, errorSamples: [], warmupErrors: warmupErrors[i] }));
+  const issued = scenarios.map(() => 0);
+  for (let round = 0; round < options.rounds; round++) {
+    process.stdout.write(`round ${round + 1}/${options.rounds}: `);
+    for (const [i, scenario] of scenarios.entries()) {
+      const size = Math.floor((scenario.count * (round + 1)) / options.rounds) - Math.floor((scenario.count * round) / options.rounds);
+      if (size === 0) continue;
+      const offset = issued[i];
+      const block = await runLoad(client, scenario.name, size, options.concurrency, (n) => scenario.make(offset + n));
+      if (interrupted) throw new Error("interrupted");
+      issued[i] += size;
+      const row = results[i];
+      row.requests += block.requests;
+      row.seconds += block.seconds;
+      row.latencies.push(...block.latencies);
+      row.errors += block.errors;
+      row.errorSamples.push(...block.errorSamples.slice(0, 3 - row.errorSamples.length));
+    }
+    console.log("done");
   }
-  process.stdout.write(`running ${name}: ${count} requests, concurrency ${options.concurrency}… `);
-  const result = await runLoad(client, name, count, options.concurrency, make);
-  if (interrupted) throw new Error("interrupted");
-  console.log(`${result.seconds.toFixed(2)} s`);
-  return { ...result, warmupErrors };
+  return results;
 }
 
 /** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the last row, the bare Next.js route). */
@@ -376,29 +407,37 @@ async function main() {
       headers: { ...auth, "Content-Type": "application/json" },
       body: JSON.stringify({ ...toolManifest(), projectId }),
     });
-    results.push(await scenario(client, "POST /v1/tools", options.postRequests, options, registerTool));
 
-    // Make sure the list scenario pages through at least 300 tools (untimed top-up when --post-requests is small).
-    const failedPosts = results[0].errors + results[0].warmupErrors;
-    const registered = manifestCounter - failedPosts;
-    if (registered < MIN_TOOLS_FOR_LIST) {
-      const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
-      if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
-    }
-    const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
-    const page = (await probe.json()) as { data?: unknown[] };
-    if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
-    results.push(await scenario(client, "GET /v1/tools?limit=100", options.listRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth })));
-    results.push(await scenario(client, "GET /v1/identity/whoami (empty /v1 route)", options.emptyRequests, options, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth })));
-
-    await server.stop();
-
-    // --- baseline server ------------------------------------------------------------------------------------
+    // --- baseline server: up beside the product server, loaded only in its own blocks ------------------------
     const baseline = await startBaseline(baselineDir);
     cleanups.push({ label: "baseline server", fn: baseline.stop });
     console.log(`baseline server: ${baseline.baseUrl}`);
-    results.push(await scenario(client, "GET /constant (bare Next.js)", options.constantRequests, options, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` })));
+
+    const scenarios: Scenario[] = [
+      { name: "POST /v1/tools", count: options.postRequests, make: registerTool },
+      { name: "GET /v1/tools?limit=100", count: options.listRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth }) },
+      { name: "GET /v1/identity/whoami (empty /v1 route)", count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
+      { name: "GET /constant (bare Next.js)", count: options.constantRequests, make: () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }) },
+    ];
+    const warmupErrors: number[] = [];
+    for (const [i, item] of scenarios.entries()) {
+      warmupErrors.push(await warmUp(client, item, options));
+      if (i === 0) {
+        // The list pages through at least 300 tools (an untimed top-up when the warm-up registered fewer).
+        const registered = manifestCounter - warmupErrors[0];
+        if (registered < MIN_TOOLS_FOR_LIST) {
+          const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
+          if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
+        }
+        const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
+        const page = (await probe.json()) as { data?: unknown[] };
+        if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
+      }
+    }
+    console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
+    results.push(...(await measureRounds(client, scenarios, warmupErrors, options)));
     await baseline.stop();
+    await server.stop();
 
     console.log("");
     printTable(results);
