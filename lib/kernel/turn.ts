@@ -58,7 +58,10 @@ export type TurnSession = {
   events?: JournalEvent[];
   definition?: AgentDefinition | null;
   providers?: Map<string, ModelProvider | null>;
-  /** The run row (the adapter's) as its creator passed it, each commit's written columns laid over it, for a caller waiting for the run. */
+  /**
+   * The run row (the adapter's), each commit's written columns written into it, for a caller waiting for the run: the
+   * session's own object (a creator passes a copy).
+   */
   lastRow?: unknown;
   /** The last commit left the run without a lease (finished or waiting): nothing to release. */
   leaseReleased?: boolean;
@@ -177,15 +180,7 @@ function remember(turn: Turn, written: CommitPlan, seqs: number[], at: Date, row
     if (patch?.startedAt && !run.startedAt) run.startedAt = patch.startedAt;
     if (releasesLease(patch?.status)) run.leaseOwner = null;
   }
-  if (row) {
-    // The creator's row is copied once; the copy then takes each commit's columns in place.
-    if (!session.lastRow) session.lastRow = row;
-    else if (ownRows.has(session)) Object.assign(session.lastRow as object, row);
-    else {
-      session.lastRow = { ...(session.lastRow as object), ...(row as object) };
-      ownRows.add(session);
-    }
-  }
+  if (row) session.lastRow = session.lastRow ? Object.assign(session.lastRow as object, row) : row;
   if (releasesLease(patch?.status)) session.leaseReleased = true;
   const events = session.events;
   if (!events) return;
@@ -199,9 +194,6 @@ function remember(turn: Turn, written: CommitPlan, seqs: number[], at: Date, row
   // Parallel tool calls commit concurrently: keep the journal's order.
   if (!ordered) events.sort((a, b) => a.seq - b.seq);
 }
-
-/** Sessions whose `lastRow` is their own copy (not the object their creator passed in). */
-const ownRows = new WeakSet<TurnSession>();
 
 function failurePlan(turn: Turn, failure: RunFailure, before: NewEvent[] = [], patch: RunPatch = {}): CommitPlan {
   return {

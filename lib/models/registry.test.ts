@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeProvider, listProviders, LLM_INFERENCE, PROVIDER_ID_PATTERN, RESERVED_PROVIDER_IDS, type ProviderDescriptor } from "./registry";
+import { describeProvider, listProviders, LLM_INFERENCE, PROVIDER_ID_PATTERN, PROVIDER_VARIABLES, RESERVED_PROVIDER_IDS, type ProviderDescriptor } from "./registry";
 
 describe("listProviders", () => {
   it("always has dev-echo, last", () => {
@@ -21,6 +21,18 @@ describe("listProviders", () => {
     expect(listProviders(env)).not.toBe(changed);
     delete env.OPENAI_API_KEY;
     expect(listProviders(env).map((p) => p.id)).toEqual(["dev-echo"]);
+  });
+
+  it("reads no variable outside PROVIDER_VARIABLES, the key its kept answer is checked against", () => {
+    const read = new Set<string>();
+    const env = new Proxy({} as Record<string, string | undefined>, {
+      get(_target, name) {
+        if (typeof name === "string") read.add(name);
+        return name === "KINDGI_DEV_PROVIDERS" ? "1" : `value-${read.size}-${Date.now()}`;
+      },
+    });
+    expect(listProviders(env).map((p) => p.id)).toEqual(["openai", "anthropic", "scripted", "dev-echo"]);
+    expect([...read].filter((name) => !(PROVIDER_VARIABLES as readonly string[]).includes(name))).toEqual([]);
   });
 
   it("lists scripted with KINDGI_DEV_PROVIDERS=1 only", () => {

@@ -112,8 +112,8 @@ export function listProviders(env: Env = process.env): readonly ProviderDescript
   return lastListed.providers;
 }
 
-/** The environment variables {@link listProviders} reads. */
-const PROVIDER_VARIABLES = ["OPENAI_API_KEY", "OPENAI_MODELS", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_MODELS", "ANTHROPIC_BASE_URL", "KINDGI_DEV_PROVIDERS"] as const;
+/** The environment variables {@link listProviders} reads (its answer is kept while they stay the same). */
+export const PROVIDER_VARIABLES = ["OPENAI_API_KEY", "OPENAI_MODELS", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_MODELS", "ANTHROPIC_BASE_URL", "KINDGI_DEV_PROVIDERS"] as const;
 let lastListed: { key: string; providers: readonly ProviderDescriptor[] } | undefined;
 
 function deepFreeze<T>(value: T): T {

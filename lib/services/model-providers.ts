@@ -90,17 +90,17 @@ function tenantProviderView(row: TenantProviderRow): TenantProviderView {
  */
 export async function providersForProject(tenantId: string, projectId: string | null, env: NodeJS.ProcessEnv = process.env, db?: DbTx): Promise<readonly ProviderDescriptor[]> {
   // The tenant's rows, outside a transaction, under its generation (registering or deleting a provider bumps it).
-  const rows = db
-    ? await db.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect })
-    : await cached(tenantId, "providers", async () => (await getDb()).tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect }));
+  const query = (client: DbTx) => client.tenantModelProvider.findMany({ where: { tenantId }, orderBy: [{ createdAt: "asc" }, { providerId: "asc" }], select: rowSelect });
   const environment = listProviders(env);
+  const list = (rows: readonly TenantProviderRow[]) => Object.freeze([...(projectId === null ? rows : rows.filter((row) => providerServesProject(limitOf(row), projectId))).map(tenantDescriptor), ...environment]);
+  if (db) return list(await query(db));
+  const rows = await cached(tenantId, "providers", async () => query(await getDb()));
   // The same list (the same array) while the cached rows and the environment's providers stay the same.
   let byProject = projectLists.get(rows);
   if (!byProject) projectLists.set(rows, (byProject = new Map()));
   const kept = byProject.get(projectId);
   if (kept?.environment === environment) return kept.providers;
-  const serving = projectId === null ? rows : rows.filter((row) => providerServesProject(limitOf(row), projectId));
-  const providers = Object.freeze([...serving.map(tenantDescriptor), ...environment]);
+  const providers = list(rows);
   byProject.set(projectId, { environment, providers });
   return providers;
 }

@@ -208,7 +208,7 @@ function kernelRunOf(row: Run): KernelRun {
  * settled the run here — or 202 when it is not settled within its wall-clock budget and a margin.
  */
 export async function executeNewRun(run: Run, options: { wait: boolean; wallMs: number; session?: TurnSession }): Promise<{ status: 201 | 202; body: RunView }> {
-  const execution = getKernel().execute(run.id, { session: { ...options.session, run: kernelRunOf(run), lastRow: run } });
+  const execution = getKernel().execute(run.id, { session: { ...options.session, run: kernelRunOf(run), lastRow: { ...run } } });
   if (!options.wait) return { status: 202, body: runView(run) };
   const { settledRow } = await execution;
   if (settledRow) return { status: 201, body: runView(settledRow as Run) };
