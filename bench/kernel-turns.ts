@@ -14,6 +14,12 @@
  *                    first one at a time, then with BENCH_CONCURRENCY workers, through `node:http` with keep-alive
  *                    connections (BENCH_CLIENT=fetch: Node's fetch; see `loadClient` in bench/common.ts). Every response must be 201 with
  *                    `status: "completed"`; anything else counts as a failure.
+ *   (h) bare POST  – the HTTP floor of (a): a bare Next.js route handler (`POST /echo` of bench/baseline-app.ts, the same
+ *                    `next`, no app code) that parses the same request body and answers 201 with a body as long as
+ *                    (a)'s, served by its own `next start` beside the product's. (a) and (h) run in alternating
+ *                    blocks of BENCH_HTTP_BLOCK requests at each concurrency. The bench prints (a)'s p50 beside
+ *                    (b) + (h) — a turn without HTTP plus a request that does nothing — and (a)'s rate as a share of
+ *                    (h)'s.
  *   (b) in-process – our kernel without HTTP: `createBenchHarness()` from `@/lib/services/kernel-bench-harness`, then
  *                    `runTurn("UTC")` per turn and `close()`. Without that module: "(b) not available in this build".
  *   (b50)          – the same in-process turn with BENCH_IN_FLIGHT turns in flight at once (default 50), in the same
@@ -36,8 +42,8 @@
  *   npm run bench:kernel -- --backend pg              # PostgreSQL at $DATABASE_URL or the local default;
  *                                                     # a fresh database per server/harness, dropped at the end
  * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
- * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (20),
- *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100),
+ * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (200),
+ *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100), BENCH_HTTP_BLOCK (50),
  *              BENCH_CLIENT (http | fetch: the HTTP rows' client).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
  * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
@@ -56,6 +62,7 @@ import { pathToFileURL } from "node:url";
 import { cleanupOnExit, DEFAULT_PG_URL, jsonOrUndefined, loadClient, percentile, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
+import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
 import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
 import { pgliteRawQuery, statementName } from "../lib/db";
@@ -70,7 +77,7 @@ let interrupted = false;
 const AGENT = BENCH_AGENT;
 
 type RowId = "a" | "b" | "c" | "f";
-type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number; client: "http" | "fetch" };
+type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number; httpBlock: number; client: "http" | "fetch" };
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -87,11 +94,12 @@ function parseArgs(argv: string[]): Options {
     skipBuild: false,
     httpTurns: envInt("BENCH_HTTP_TURNS", 200, 1),
     inProcessTurns: envInt("BENCH_IN_PROCESS_TURNS", 2000, 1),
-    httpWarmup: envInt("BENCH_HTTP_WARMUP", 20, 0),
+    httpWarmup: envInt("BENCH_HTTP_WARMUP", 200, 0),
     inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
     inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
     block: envInt("BENCH_BLOCK", 100, 1),
+    httpBlock: envInt("BENCH_HTTP_BLOCK", 50, 1),
     client: process.env.BENCH_CLIENT === "fetch" ? "fetch" : "http",
   };
   if (process.env.BENCH_CLIENT && process.env.BENCH_CLIENT !== "fetch" && process.env.BENCH_CLIENT !== "http") throw new Error(`BENCH_CLIENT must be http or fetch, got ${process.env.BENCH_CLIENT}`);
@@ -280,31 +288,27 @@ async function measureInFlight(id: string, label: string, harness: TurnHarness, 
 // (a) over HTTP
 
 
-/** Builds unless --skip-build finds a build; a build blocked by another `next build` here is retried for up to 5 min. */
+/** Builds unless --skip-build finds a build (a build blocked by another `next build` here is retried for up to 5 min). */
 async function buildOnce(options: Options): Promise<void> {
   if (options.skipBuild && fs.existsSync(path.join(root, ".next/BUILD_ID"))) {
     console.log("next build: skipped (--skip-build)");
     return;
   }
-  const started = performance.now();
-  const deadline = Date.now() + 5 * 60_000;
-  for (;;) {
-    const result = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    if (result.status === 0) break;
-    const output = `${result.stdout}\n${result.stderr}`;
-    if (/Another next build process is already running/.test(output) && Date.now() < deadline) {
-      console.log("another next build is running here, retrying in 5 s…");
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      continue;
-    }
-    throw new Error(`next build failed (${result.status ?? result.signal}):\n${output}`);
-  }
-  console.log(`next build: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await runNode("next build", [path.join(root, "node_modules/next/dist/bin/next"), "build"], root);
 }
 
-/** Rows (a): sequential and concurrent POST /v1/runs against a fresh server; one "not available" row when the route is missing. */
+/**
+ * Rows (a) and (h): POST /v1/runs against a fresh server, and beside it the bare Next.js POST (h) with the same body
+ * and an answer of the same length; one at a time, then `concurrency` at once. After the warm-ups, each concurrency's
+ * requests are split into blocks of BENCH_HTTP_BLOCK taken in turn (a, h, a, h, …), so (a) and (h) see the same
+ * machine. One "not available" row when the route is missing.
+ */
 async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
   await buildOnce(options);
+  const baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-baseline-"));
+  cleanups.push({ label: "baseline dir", fn: () => fs.rmSync(baselineDir, { recursive: true, force: true }) });
+  await createBaselineApp(baselineDir);
+
   let databaseUrl: string | undefined;
   if (options.backend === "postgresql") {
     const database = await freshPostgresDatabase(options.databaseUrl!);
@@ -318,7 +322,9 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
     cleanups.push({ label: "PGlite data dir of the server", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
   }
   cleanups.push({ label: "server", fn: server.stop });
-  console.log(`server: ${server.baseUrl}`);
+  const baseline = await startBaseline(baselineDir);
+  cleanups.push({ label: "baseline server", fn: baseline.stop });
+  console.log(`server: ${server.baseUrl}, bare Next.js app: ${baseline.baseUrl}`);
 
   const tenant = await postJson(`${server.baseUrl}/v1/tenants`, operatorToken, { name: "kernel-turns bench" });
   if (tenant.status !== 201) throw new Error(`tenant creation failed: ${tenant.status} ${tenant.text}`);
@@ -334,6 +340,7 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
     const reason = "(a) not available in this build: POST /v1/runs is not routed";
     console.log(reason);
     await server.stop();
+    await baseline.stop();
     return [unavailable("a", "(a) HTTP POST /v1/runs", reason)];
   }
   const turnFailure = (status: number, json: any, text: string): string | undefined => (status === 201 && json?.status === "completed" ? undefined : `${status} ${text.slice(0, 300)}`);
@@ -344,10 +351,16 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
   cleanups.push({ label: "the load client's connections", fn: () => client.close() });
   const runHeaders = { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" };
   const runText = JSON.stringify(runBody);
-  const load = async (label: string, count: number, concurrency: number) => {
-    const latencies: number[] = [];
-    const samples: string[] = [];
-    let failures = 0;
+  // The bare route answers {ok, body, padding}: padded to the length of a run's answer.
+  const padding = Math.max(0, probe.text.length - JSON.stringify({ ok: true, body: runBody, padding: "" }).length);
+  const echoUrl = `${baseline.baseUrl}/echo?bytes=${padding}`;
+  const echoHeaders = { "Content-Type": "application/json" };
+  const targets = [
+    { id: "a", label: "(a) HTTP", note: "POST /v1/runs wait:true, 201 + completed", url: runUrl, headers: runHeaders, failure: turnFailure },
+    { id: "h", label: "(h) bare Next.js POST", note: "same body, answer as long as (a)'s", url: echoUrl, headers: echoHeaders, failure: (status: number, json: any, text: string) => (status === 201 && json?.ok === true ? undefined : `${status} ${text.slice(0, 300)}`) },
+  ];
+  type Tally = { latencies: number[]; samples: string[]; failures: number; seconds: number };
+  const load = async (target: (typeof targets)[number], count: number, concurrency: number, tally: Tally) => {
     let next = 0;
     const worker = async () => {
       while (next < count && !interrupted) {
@@ -355,35 +368,40 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
         const t0 = performance.now();
         let failure: string | undefined;
         try {
-          const response = await client.request(runUrl, { method: "POST", headers: runHeaders, body: runText });
-          failure = turnFailure(response.status, jsonOrUndefined(response.text), response.text);
+          const response = await client.request(target.url, { method: "POST", headers: target.headers, body: runText });
+          failure = target.failure(response.status, jsonOrUndefined(response.text), response.text);
         } catch (error) {
           failure = String(error);
         }
-        latencies.push(performance.now() - t0);
+        tally.latencies.push(performance.now() - t0);
         if (failure) {
-          failures++;
-          if (samples.length < 3) samples.push(failure);
+          tally.failures++;
+          if (tally.samples.length < 3) tally.samples.push(failure);
         }
       }
     };
     const started = performance.now();
     await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
     if (interrupted) throw new Error("interrupted");
-    return { label, latencies, samples, failures, seconds: (performance.now() - started) / 1000 };
+    tally.seconds += (performance.now() - started) / 1000;
   };
 
   const rows: Row[] = [];
-  for (const [id, concurrency] of [["a1", 1], ["a8", options.concurrency]] as const) {
-    const label = `(a) HTTP, concurrency ${concurrency}`;
-    const warm = await load(`${label} warm-up`, options.httpWarmup, concurrency);
-    process.stdout.write(`${label}: ${options.httpTurns} turns… `);
-    const measured = await load(label, options.httpTurns, concurrency);
-    console.log(`${measured.seconds.toFixed(2)} s`);
-    rows.push({ id, label, available: true, turns: options.httpTurns, concurrency, failures: measured.failures, warmupFailures: warm.failures, seconds: measured.seconds, latencies: measured.latencies, failureSamples: [...measured.samples, ...warm.samples].slice(0, 3), note: "POST /v1/runs wait:true, 201 + completed" });
+  for (const concurrency of [1, options.concurrency]) {
+    const warm = targets.map(() => ({ latencies: [], samples: [], failures: 0, seconds: 0 }) as Tally);
+    const measured = targets.map(() => ({ latencies: [], samples: [], failures: 0, seconds: 0 }) as Tally);
+    for (const [i, target] of targets.entries()) await load(target, options.httpWarmup, concurrency, warm[i]);
+    process.stdout.write(`${targets.map((target) => target.label).join(" | ")}, concurrency ${concurrency}: ${options.httpTurns} each, alternating blocks of ${options.httpBlock}… `);
+    const started = performance.now();
+    for (let done = 0; done < options.httpTurns; done += options.httpBlock)
+      for (const [i, target] of targets.entries()) await load(target, Math.min(options.httpBlock, options.httpTurns - done), concurrency, measured[i]);
+    console.log(`${((performance.now() - started) / 1000).toFixed(2)} s`);
+    for (const [i, target] of targets.entries())
+      rows.push({ id: `${target.id}${concurrency === 1 ? 1 : 8}`, label: `${target.label}, concurrency ${concurrency}`, available: true, turns: options.httpTurns, concurrency, failures: measured[i].failures, warmupFailures: warm[i].failures, seconds: measured[i].seconds, latencies: measured[i].latencies, failureSamples: [...measured[i].samples, ...warm[i].samples].slice(0, 3), note: target.note });
   }
-  // The next rows run in this process: the server must not compete for the CPU (stopping twice is harmless).
+  // The next rows run in this process: the servers must not compete for the CPU (stopping twice is harmless).
   await server.stop();
+  await baseline.stop();
   return rows;
 }
 
@@ -587,6 +605,13 @@ async function main(): Promise<void> {
   const f = rows.find((row) => row.id === "f" && row.available);
   const ratio = b && f ? stats(b).p50 / stats(f).p50 : null;
   if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
+  const byId = (id: string) => rows.find((row) => row.id === id && row.available && row.turns > 0);
+  const [a1, h1, a8, h8] = ["a1", "h1", "a8", "h8"].map(byId);
+  if (a1 && h1) {
+    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${stats(h1).p50.toFixed(3)} ms = ${(stats(b).p50 + stats(h1).p50).toFixed(3)} ms` : ` against (h) ${stats(h1).p50.toFixed(3)} ms`;
+    console.log(`HTTP one at a time, p50: (a) ${stats(a1).p50.toFixed(3)} ms${parts}`);
+  }
+  if (a8 && h8) console.log(`HTTP ${a8.concurrency} at once: (a) ${stats(a8).turnsPerSecond.toFixed(1)} turns/s, ${((100 * stats(a8).turnsPerSecond) / stats(h8).turnsPerSecond).toFixed(1)} % of (h)'s ${stats(h8).turnsPerSecond.toFixed(1)} requests/s`);
   for (const row of rows.filter((r) => r.failures > 0 || r.warmupFailures > 0))
     console.warn(`\nWARNING: ${row.label}: ${row.failures} failed turns (+${row.warmupFailures} in the warm-up)${row.failures ? "; its figures are not valid" : ""}. Samples: ${row.failureSamples.join(" | ")}`);
   console.log(JSON.stringify({ bench: "kernel-turns", machine, backend: options.backend, turn: "dev-echo current-time UTC", warmup: { http: options.httpWarmup, inProcess: options.inProcessWarmup }, rows: rows.map(figures), ratioBToF: ratio === null ? null : Number(ratio.toFixed(2)) }));
