@@ -343,7 +343,8 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
     await baseline.stop();
     return [unavailable("a", "(a) HTTP POST /v1/runs", reason)];
   }
-  const turnFailure = (status: number, json: any, text: string): string | undefined => (status === 201 && json?.status === "completed" ? undefined : `${status} ${text.slice(0, 300)}`);
+  const refusal = (status: number, text: string) => `${status} ${text.slice(0, 300)}`;
+  const turnFailure = (status: number, json: any, text: string): string | undefined => (status === 201 && json?.status === "completed" ? undefined : refusal(status, text));
   const probeFailure = turnFailure(probe.status, probe.json, probe.text);
   if (probeFailure) console.warn(`WARNING: the first turn failed: ${probeFailure}`);
 
@@ -357,8 +358,10 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
   const echoHeaders = { "Content-Type": "application/json" };
   const targets = [
     { id: "a", label: "(a) HTTP", note: "POST /v1/runs wait:true, 201 + completed", url: runUrl, headers: runHeaders, failure: turnFailure },
-    { id: "h", label: "(h) bare Next.js POST", note: "same body, answer as long as (a)'s", url: echoUrl, headers: echoHeaders, failure: (status: number, json: any, text: string) => (status === 201 && json?.ok === true ? undefined : `${status} ${text.slice(0, 300)}`) },
+    { id: "h", label: "(h) bare Next.js POST", note: "same body, answer as long as (a)'s", url: echoUrl, headers: echoHeaders, failure: (status: number, json: any, text: string) => (status === 201 && json?.ok === true ? undefined : refusal(status, text)) },
   ];
+  const echo = await client.request(echoUrl, { method: "POST", headers: echoHeaders, body: runText });
+  console.log(`answer lengths: (a) ${probe.text.length} characters, (h) ${echo.text.length}${echo.text.length === probe.text.length ? "" : " (NOT the same)"}`);
   type Tally = { latencies: number[]; samples: string[]; failures: number; seconds: number };
   const load = async (target: (typeof targets)[number], count: number, concurrency: number, tally: Tally) => {
     let next = 0;
@@ -387,7 +390,7 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
   };
 
   const rows: Row[] = [];
-  for (const concurrency of [1, options.concurrency]) {
+  for (const [suffix, concurrency] of [["1", 1], ["8", options.concurrency]] as const) {
     const warm = targets.map(() => ({ latencies: [], samples: [], failures: 0, seconds: 0 }) as Tally);
     const measured = targets.map(() => ({ latencies: [], samples: [], failures: 0, seconds: 0 }) as Tally);
     for (const [i, target] of targets.entries()) await load(target, options.httpWarmup, concurrency, warm[i]);
@@ -397,7 +400,7 @@ async function overHttp(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
       for (const [i, target] of targets.entries()) await load(target, Math.min(options.httpBlock, options.httpTurns - done), concurrency, measured[i]);
     console.log(`${((performance.now() - started) / 1000).toFixed(2)} s`);
     for (const [i, target] of targets.entries())
-      rows.push({ id: `${target.id}${concurrency === 1 ? 1 : 8}`, label: `${target.label}, concurrency ${concurrency}`, available: true, turns: options.httpTurns, concurrency, failures: measured[i].failures, warmupFailures: warm[i].failures, seconds: measured[i].seconds, latencies: measured[i].latencies, failureSamples: [...measured[i].samples, ...warm[i].samples].slice(0, 3), note: target.note });
+      rows.push({ id: `${target.id}${suffix}`, label: `${target.label}, concurrency ${concurrency}`, available: true, turns: options.httpTurns, concurrency, failures: measured[i].failures, warmupFailures: warm[i].failures, seconds: measured[i].seconds, latencies: measured[i].latencies, failureSamples: [...measured[i].samples, ...warm[i].samples].slice(0, 3), note: target.note });
   }
   // The next rows run in this process: the servers must not compete for the CPU (stopping twice is harmless).
   await server.stop();
