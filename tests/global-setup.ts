@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { buildIsStale } from "../scripts/build-state.mjs";
 import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
 
 declare module "vitest" {
@@ -11,14 +12,16 @@ declare module "vitest" {
   }
 }
 
-/** Builds once if the sources changed, then starts one server for every integration test file. */
+/** Builds if there is no build or the sources changed since it (as `npm start` does), then starts one server for every integration test file. */
 export default async function setup(project: TestProject) {
-  const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
-    cwd: root,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-    encoding: "utf8",
-  });
-  if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+  if (buildIsStale(root)) {
+    const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      encoding: "utf8",
+    });
+    if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
+  }
 
   const operatorToken = newOperatorToken();
   const bootstrapKey = `kgi_test${Date.now()}${Math.random().toString(36).slice(2)}`.replace(/[^0-9A-Za-z_]/g, "").slice(0, 44);

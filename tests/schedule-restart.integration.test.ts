@@ -90,7 +90,26 @@ describe("schedules and restarts", () => {
     await server.stop();
   }, 180_000);
 
-  it.runIf(usePostgres)("two servers on one PostgreSQL database never fire the same tick twice", async () => {
+  if (!usePostgres) {
+    // The embedded database is one process's: a second server on the same data folder does not start, so no two
+    // servers can fire one schedule's ticks.
+    it("a second server on the same embedded data folder does not start, and the first keeps firing", async () => {
+      const first = await startServer({ env: env() });
+      servers.push(first);
+      if (first.dataDir) dataDirs.push(first.dataDir);
+      const { key, scheduleId } = await setUp(first.baseUrl, "one process");
+      await expect(startServer({ env: env(), dataDir: first.dataDir })).rejects.toThrow(/is in use by another Kindgi process/);
+      const before = (await allFires(first.baseUrl, key, scheduleId)).length;
+      for (const until = Date.now() + 15_000; (await allFires(first.baseUrl, key, scheduleId)).length < before + 2 && Date.now() < until; ) await sleep(200);
+      expect((await api(first.baseUrl, key, "POST", `/v1/schedules/${scheduleId}/pause`)).status).toBe(200);
+      const fires = await allFires(first.baseUrl, key, scheduleId);
+      expect(fires.length).toBeGreaterThanOrEqual(before + 2);
+      expect(new Set(fires.map((fire) => fire.tick)).size).toBe(fires.length);
+    }, 180_000);
+    return;
+  }
+
+  it("two servers on one PostgreSQL database never fire the same tick twice", async () => {
     const first = await startServer({ env: env() });
     servers.push(first);
     const second = await startServer({ env: env() });
