@@ -42,7 +42,7 @@
  *   npm run bench:kernel -- --backend pg              # PostgreSQL at $DATABASE_URL or the local default;
  *                                                     # a fresh database per server/harness, dropped at the end
  * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
- * Environment: BENCH_HTTP_TURNS (200), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (200),
+ * Environment: BENCH_HTTP_TURNS (1000), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (1000),
  *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100), BENCH_HTTP_BLOCK (50),
  *              BENCH_CLIENT (http | fetch: the HTTP rows' client).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
@@ -92,9 +92,9 @@ function parseArgs(argv: string[]): Options {
     rows: new Set<RowId>(["a", "b", "c", "f"]),
     backend: "pglite",
     skipBuild: false,
-    httpTurns: envInt("BENCH_HTTP_TURNS", 200, 1),
+    httpTurns: envInt("BENCH_HTTP_TURNS", 1000, 1),
     inProcessTurns: envInt("BENCH_IN_PROCESS_TURNS", 2000, 1),
-    httpWarmup: envInt("BENCH_HTTP_WARMUP", 200, 0),
+    httpWarmup: envInt("BENCH_HTTP_WARMUP", 1000, 0),
     inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
     inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
