@@ -26,6 +26,7 @@
  * requests are split into --rounds blocks (5), run in turn (POST, list, whoami, bare, then again), so the rows of a
  * ratio see the same machine even when its speed drifts during the run (on these shared machines it does, by more than
  * the differences measured).
+ * Each scenario's rate in each round is printed too, so a run shows whether a server was still warming up.
  * Throughput = counted requests / the sum of the scenario's blocks' wall times; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
  * All servers are stopped and temp directories (PGlite data, baseline app) removed at the end, also on failure.
@@ -129,7 +130,7 @@ function parseArgs(argv: string[]): Options {
 // Load generation
 
 type RequestSpec = { method: string; url: string; headers?: Record<string, string>; body?: string };
-type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number };
+type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[] };
 
 /** Issues `count` requests built by `make(i)` with `concurrency` workers; every response body is read in full. */
 async function runLoad(client: LoadClient, scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
@@ -159,7 +160,7 @@ async function runLoad(client: LoadClient, scenario: string, count: number, conc
   const started = performance.now();
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0 };
+  return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0, roundRates: [] };
 }
 
 type Scenario = { name: string; count: number; make: (i: number) => RequestSpec };
@@ -178,7 +179,7 @@ async function warmUp(client: LoadClient, scenario: Scenario, options: Options):
  * drifts during the run. A row's time is the sum of its blocks' times, its latencies all of theirs.
  */
 async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupErrors: number[], options: Options): Promise<Result[]> {
-  const results: Result[] = scenarios.map((scenario, i) => ({ scenario: scenario.name, requests: 0, concurrency: options.concurrency, seconds: 0, latencies: [], errors: 0, errorSamples: [], warmupErrors: warmupErrors[i] }));
+  const results: Result[] = scenarios.map((scenario, i) => ({ scenario: scenario.name, requests: 0, concurrency: options.concurrency, seconds: 0, latencies: [], errors: 0, errorSamples: [], warmupErrors: warmupErrors[i], roundRates: [] }));
   const issued = scenarios.map(() => 0);
   for (let round = 0; round < options.rounds; round++) {
     process.stdout.write(`round ${round + 1}/${options.rounds}: `);
@@ -194,6 +195,7 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
       row.seconds += block.seconds;
       row.latencies.push(...block.latencies);
       row.errors += block.errors;
+      row.roundRates.push(block.requests / block.seconds);
       row.errorSamples.push(...block.errorSamples.slice(0, 3 - row.errorSamples.length));
     }
     console.log("done");
@@ -238,6 +240,21 @@ function toolManifest() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Each scenario's requests per second in each round, in order. A row that climbs from round to round while the bare
+ * route's does not is a server still warming up (raise --warmup); all rows moving together is the machine drifting.
+ */
+function printRounds(results: Result[]) {
+  if (results[0]?.roundRates.length <= 1) return;
+  console.log("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
+  const width = Math.max(...results.map((r) => r.scenario.length));
+  for (const r of results) {
+    const first = r.roundRates[0];
+    const last = r.roundRates[r.roundRates.length - 1];
+    console.log(`  ${r.scenario.padEnd(width)}  ${r.roundRates.map((rate) => rate.toFixed(0).padStart(6)).join(" ")}   last/first ${(last / first).toFixed(2)}`);
+  }
+}
 
 /** One line per target of the run: the figure, the target, and whether it is met. */
 function verdicts(results: Result[]): string[] {
@@ -342,6 +359,8 @@ async function main() {
 
     console.log("");
     printTable(results);
+    console.log("");
+    printRounds(results);
     console.log("");
     for (const line of verdicts(results)) console.log(line);
     const failing = results.filter((r) => r.errors > 0);
