@@ -246,7 +246,7 @@ function toolManifest() {
  * route's does not is a server still warming up (raise --warmup); all rows moving together is the machine drifting.
  */
 function printRounds(results: Result[]) {
-  if (results[0]?.roundRates.length <= 1) return;
+  if ((results[0]?.roundRates.length ?? 0) <= 1) return;
   console.log("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
   const width = Math.max(...results.map((r) => r.scenario.length));
   for (const r of results) {
@@ -254,6 +254,7 @@ function printRounds(results: Result[]) {
     const last = r.roundRates[r.roundRates.length - 1];
     console.log(`  ${r.scenario.padEnd(width)}  ${r.roundRates.map((rate) => rate.toFixed(0).padStart(6)).join(" ")}   last/first ${(last / first).toFixed(2)}`);
   }
+  console.log("");
 }
 
 /** One line per target of the run: the figure, the target, and whether it is met. */
@@ -361,7 +362,6 @@ async function main() {
     printTable(results);
     console.log("");
     printRounds(results);
-    console.log("");
     for (const line of verdicts(results)) console.log(line);
     const failing = results.filter((r) => r.errors > 0);
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);
