@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { dropDatabase } from "./drop-database.mjs";
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
@@ -80,7 +81,7 @@ async function pgFactory(url) {
         const dispose = inner.dispose.bind(inner);
         inner.dispose = async () => {
           await dispose();
-          await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+          await dropDatabase(admin, name);
           await admin.end();
         };
         return inner;

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { dropDatabase } from "../../lib/db/drop-database.mjs";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -87,7 +88,7 @@ export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: str
   return {
     url: url.toString(),
     drop: async () => {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropDatabase(admin, name);
       await admin.end();
     },
   };

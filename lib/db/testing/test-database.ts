@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { runMigrations } from "@/lib/db/migrate.mjs";
+import { dropDatabase } from "@/lib/db/drop-database.mjs";
 
 export type TestDatabase = { db: PrismaClient; backend: "pglite" | "postgresql"; close: () => Promise<void> };
 
@@ -46,7 +47,7 @@ async function openPostgres(serverUrl: string): Promise<TestDatabase> {
     backend: "postgresql",
     close: async () => {
       await db.$disconnect();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropDatabase(admin, name);
       await admin.end();
     },
   };
