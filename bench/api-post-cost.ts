@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { benchToolManifest } from "./common";
 import { freshPostgresDatabase } from "../tests/helpers/server";
 
 const ROUNDS = 5;
@@ -53,16 +54,7 @@ async function main() {
     let n = 0;
     const tag = Date.now().toString(36);
     // The manifest bench/api-throughput.ts registers, with a new id each call.
-    const manifest = () => ({
-      id: `bench.tool-${tag}-${++n}`,
-      description: "Looks up a word in a benchmark dictionary.",
-      version: "1.0.0",
-      input: { type: "object", properties: { word: { type: "string" } }, required: ["word"], additionalProperties: false },
-      output: { type: "object", properties: { definition: { type: "string" } } },
-      mutating: false,
-      effects: [{ kind: "reads", resource: "dictionary" }],
-      projectId: tenant.project.id,
-    });
+    const manifest = () => ({ ...benchToolManifest(`bench.tool-${tag}-${++n}`), projectId: tenant.project.id });
     const url = "http://127.0.0.1:3000/v1/tools";
     const headers = { authorization: `Bearer ${tenant.apiKey.key}`, host: "127.0.0.1:3000", "content-type": "application/json" };
     const context = { params: Promise.resolve({}) };

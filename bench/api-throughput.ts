@@ -40,7 +40,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
+import { benchToolManifest, cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
 
@@ -234,18 +234,10 @@ function printTable(results: Result[]) {
 
 let manifestCounter = 0;
 const runTag = Date.now().toString(36);
-/** A distinct, read-only tool manifest (same shape as tests/helpers/api.ts `toolManifest`). */
+/** A distinct tool manifest: a new id each call. */
 function toolManifest() {
   manifestCounter += 1;
-  return {
-    id: `bench.tool-${runTag}-${manifestCounter}`,
-    description: "Looks up a word in a benchmark dictionary.",
-    version: "1.0.0",
-    input: { type: "object", properties: { word: { type: "string" } }, required: ["word"], additionalProperties: false },
-    output: { type: "object", properties: { definition: { type: "string" } } },
-    mutating: false,
-    effects: [{ kind: "reads", resource: "dictionary" }],
-  };
+  return benchToolManifest(`bench.tool-${runTag}-${manifestCounter}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,8 +1,24 @@
-/** What the benchmark scripts share: the local PostgreSQL default, HTTP helpers, percentiles, and cleanup on exit. */
+/**
+ * What the benchmark scripts share: the local PostgreSQL default, the tool manifest they register, HTTP helpers,
+ * percentiles, and cleanup on exit.
+ */
 import http from "node:http";
 
 export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** A read-only tool manifest of the benchmarks' one shape (as tests/helpers/api.ts `toolManifest`), under `id`. */
+export function benchToolManifest(id: string) {
+  return {
+    id,
+    description: "Looks up a word in a benchmark dictionary.",
+    version: "1.0.0",
+    input: { type: "object", properties: { word: { type: "string" } }, required: ["word"], additionalProperties: false },
+    output: { type: "object", properties: { definition: { type: "string" } } },
+    mutating: false,
+    effects: [{ kind: "reads", resource: "dictionary" }],
+  };
+}
 
 /** The p-th percentile (nearest rank) of ascending `sorted`; NaN when empty. */
 export function percentile(sorted: number[], p: number): number {
