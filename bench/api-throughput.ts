@@ -6,7 +6,9 @@
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
- *        --warmup N (500), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is).
+ *        --warmup N (500), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is),
+ *        --scenarios post,list,whoami,bare-post,bare (all five; a subset measures only those, in that order: for example
+ *        `--scenarios post --post-requests 4500 --rounds 3` is POST /v1/tools alone, in three blocks of 1,500).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
  * What it measures, each scenario with a fixed number of requests issued by N concurrent workers (`node:http` with N
@@ -65,10 +67,15 @@ type Options = {
   skipBuild: boolean;
   client: "http" | "fetch";
   rounds: number;
+  /** The scenarios measured (keys of {@link SCENARIO_KEYS}), in their fixed order. */
+  scenarios: ScenarioKey[];
 };
 
+const SCENARIO_KEYS = ["post", "list", "whoami", "bare-post", "bare"] as const;
+type ScenarioKey = (typeof SCENARIO_KEYS)[number];
+
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http", rounds: 5 };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http", rounds: 5, scenarios: [...SCENARIO_KEYS] };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -113,9 +120,16 @@ function parseArgs(argv: string[]): Options {
         options.client = client;
         break;
       }
+      case "--scenarios": {
+        const given = (value() ?? "").split(",").map((key) => key.trim()).filter(Boolean);
+        const unknown = given.filter((key) => !(SCENARIO_KEYS as readonly string[]).includes(key));
+        if (given.length === 0 || unknown.length) throw new Error(`--scenarios takes a comma-separated list of ${SCENARIO_KEYS.join(", ")}; got ${unknown.length ? unknown.join(", ") : "nothing"}`);
+        options.scenarios = SCENARIO_KEYS.filter((key) => given.includes(key));
+        break;
+      }
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--rounds N] [--client http|fetch] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--rounds N] [--client http|fetch] [--scenarios post,list,whoami,bare-post,bare] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -139,7 +153,7 @@ function parseArgs(argv: string[]): Options {
 // Load generation
 
 type RequestSpec = { method: string; url: string; headers?: Record<string, string>; body?: string };
-type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[] };
+type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[]; roundP99s: number[] };
 
 /** Issues `count` requests built by `make(i)` with `concurrency` workers; every response body is read in full. */
 async function runLoad(client: LoadClient, scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
@@ -169,10 +183,10 @@ async function runLoad(client: LoadClient, scenario: string, count: number, conc
   const started = performance.now();
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0, roundRates: [] };
+  return { scenario, requests: count, concurrency, seconds, latencies, errors, errorSamples, warmupErrors: 0, roundRates: [], roundP99s: [] };
 }
 
-type Scenario = { name: string; count: number; make: (i: number) => RequestSpec };
+type Scenario = { key: ScenarioKey; name: string; count: number; make: (i: number) => RequestSpec };
 
 /** The warm-up of one scenario (not counted): its errors, with a warning when there are any. */
 async function warmUp(client: LoadClient, scenario: Scenario, options: Options): Promise<number> {
@@ -188,7 +202,7 @@ async function warmUp(client: LoadClient, scenario: Scenario, options: Options):
  * drifts during the run. A row's time is the sum of its blocks' times, its latencies all of theirs.
  */
 async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupErrors: number[], options: Options): Promise<Result[]> {
-  const results: Result[] = scenarios.map((scenario, i) => ({ scenario: scenario.name, requests: 0, concurrency: options.concurrency, seconds: 0, latencies: [], errors: 0, errorSamples: [], warmupErrors: warmupErrors[i], roundRates: [] }));
+  const results: Result[] = scenarios.map((scenario, i) => ({ scenario: scenario.name, requests: 0, concurrency: options.concurrency, seconds: 0, latencies: [], errors: 0, errorSamples: [], warmupErrors: warmupErrors[i], roundRates: [], roundP99s: [] }));
   const issued = scenarios.map(() => 0);
   for (let round = 0; round < options.rounds; round++) {
     process.stdout.write(`round ${round + 1}/${options.rounds}: `);
@@ -205,6 +219,7 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
       row.latencies.push(...block.latencies);
       row.errors += block.errors;
       row.roundRates.push(block.requests / block.seconds);
+      row.roundP99s.push(percentile([...block.latencies].sort((a, b) => a - b), 99));
       row.errorSamples.push(...block.errorSamples.slice(0, 3 - row.errorSamples.length));
     }
     console.log("done");
@@ -248,13 +263,15 @@ function toolManifest() {
  */
 function printRounds(results: Result[]) {
   if ((results[0]?.roundRates.length ?? 0) <= 1) return;
-  console.log("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
   const width = Math.max(...results.map((r) => r.scenario.length));
+  console.log("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
   for (const r of results) {
     const first = r.roundRates[0];
     const last = r.roundRates[r.roundRates.length - 1];
     console.log(`  ${r.scenario.padEnd(width)}  ${r.roundRates.map((rate) => rate.toFixed(0).padStart(6)).join(" ")}   last/first ${(last / first).toFixed(2)}`);
   }
+  console.log("p99 ms by round:");
+  for (const r of results) console.log(`  ${r.scenario.padEnd(width)}  ${r.roundP99s.map((p99) => p99.toFixed(1).padStart(6)).join(" ")}`);
   console.log("");
 }
 
@@ -262,14 +279,13 @@ function printRounds(results: Result[]) {
 function verdicts(results: Result[]): string[] {
   const byName = (prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
   const baseline = byName(BASELINE);
-  if (!baseline) return [];
   const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
   const rate = (r: Result) => r.requests / r.seconds;
   const lines: string[] = [];
   const mark = (met: boolean) => (met ? "met" : "NOT met");
   for (const [prefix, min] of [["GET /v1/tools?limit=100", 70], ["GET /v1/identity/whoami", 90], ["POST /v1/tools", 35]] as const) {
     const r = byName(prefix);
-    if (!r) continue;
+    if (!r || !baseline) continue;
     const share = (100 * rate(r)) / rate(baseline);
     lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
   }
@@ -343,27 +359,33 @@ async function main() {
     // The bare POST's requests: the same headers, and manifests of the same shape and size with the projectId.
     const echoRequest = (): RequestSpec => ({ ...registerTool(), url: `${baseline.baseUrl}/echo` });
 
-    const scenarios: Scenario[] = [
-      { name: "POST /v1/tools", count: options.postRequests, make: registerTool },
-      { name: "GET /v1/tools?limit=100", count: options.listRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth }) },
-      { name: "GET /v1/identity/whoami (empty /v1 route)", count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
-      { name: BARE_POST, count: options.postRequests, make: echoRequest },
-      { name: BASELINE, count: options.constantRequests, make: () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }) },
-    ];
+    const scenarios: Scenario[] = (
+      [
+        { key: "post", name: "POST /v1/tools", count: options.postRequests, make: registerTool },
+        { key: "list", name: "GET /v1/tools?limit=100", count: options.listRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth }) },
+        { key: "whoami", name: "GET /v1/identity/whoami (empty /v1 route)", count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
+        { key: "bare-post", name: BARE_POST, count: options.postRequests, make: echoRequest },
+        { key: "bare", name: BASELINE, count: options.constantRequests, make: () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }) },
+      ] satisfies Scenario[]
+    ).filter((scenario) => options.scenarios.includes(scenario.key));
     const warmupErrors: number[] = [];
-    for (const [i, item] of scenarios.entries()) {
-      warmupErrors.push(await warmUp(client, item, options));
-      if (i === 0) {
-        // The list pages through at least 300 tools (an untimed top-up when the warm-up registered fewer).
-        const registered = manifestCounter - warmupErrors[0];
+    /** Tools registered so far (the POST's warm-up registers them too). */
+    let registered = 0;
+    for (const item of scenarios) {
+      if (item.key === "list") {
+        // The list pages through at least 300 tools (an untimed top-up when fewer are registered).
         if (registered < MIN_TOOLS_FOR_LIST) {
           const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
           if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
+          registered += topUp.requests;
         }
         const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
         const page = (await probe.json()) as { data?: unknown[] };
         if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
       }
+      const errors = await warmUp(client, item, options);
+      warmupErrors.push(errors);
+      if (item.key === "post") registered += options.warmup - errors;
     }
     console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
     results.push(...(await measureRounds(client, scenarios, warmupErrors, options)));
