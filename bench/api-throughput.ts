@@ -304,7 +304,14 @@ function verdicts(results: Result[]): string[] {
 }
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2));
+  let options: Options;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`bench:api: ${(error as Error).message}`);
+    process.exitCode = 2;
+    return;
+  }
   const { cleanups, release } = cleanupOnExit("stopping servers and removing temp directories…", () => (interrupted = true));
 
   const cpus = os.cpus();
