@@ -10,15 +10,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
-import { benchToolManifest } from "./common";
+import { benchToolManifest, runAlternatingBlocks, type BlockRow } from "./common";
 import { freshPostgresDatabase } from "../tests/helpers/server";
 
 const ROUNDS = 5;
 const BLOCK = 500;
 const WARMUP = 1000;
 
-type Row = { label: string; call: () => Promise<unknown>; micros: number[] };
 
 async function main() {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -58,7 +56,7 @@ async function main() {
     const url = "http://127.0.0.1:3000/v1/tools";
     const headers = { authorization: `Bearer ${tenant.apiKey.key}`, host: "127.0.0.1:3000", "content-type": "application/json" };
     const context = { params: Promise.resolve({}) };
-    const rows: Row[] = [
+    const rows: BlockRow[] = [
       {
         label: "route handler (POST /v1/tools, new tool)",
         call: async () => {
@@ -83,14 +81,7 @@ async function main() {
       { label: "one statement round trip (SELECT 1, prepared)", call: () => raw("/* kindgi:bench select-one */ SELECT 1 AS one", []), micros: [] },
     ];
 
-    for (const row of rows) for (let i = 0; i < WARMUP; i++) await row.call();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const row of rows) {
-        const started = performance.now();
-        for (let i = 0; i < BLOCK; i++) await row.call();
-        row.micros.push(((performance.now() - started) * 1000) / BLOCK);
-      }
-    }
+    await runAlternatingBlocks(rows, { rounds: ROUNDS, block: BLOCK, warmup: WARMUP });
 
     const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), node ${process.version}`;
     console.log(`backend: ${config.kind === "postgresql" ? "PostgreSQL" : "PGlite (embedded)"}; ${machine}`);

@@ -3,6 +3,7 @@
  * percentiles, and cleanup on exit.
  */
 import http from "node:http";
+import { performance } from "node:perf_hooks";
 
 export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -124,4 +125,22 @@ export function integerFlag(flag: string, value: string | undefined, min: number
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs an integer >= ${min}, got ${value ?? "nothing"}`);
   return n;
+}
+
+/** A row of an in-process benchmark: a call awaited one at a time, and its µs per call in each round. */
+export type BlockRow = { label: string; call: () => Promise<unknown>; micros: number[] };
+
+/**
+ * Warms every row up with `warmup` calls, then runs `rounds` rounds of one block of `block` calls per row, the rows in
+ * turn, so the rows compared see the same machine; each block's µs per call is pushed to its row's `micros`.
+ */
+export async function runAlternatingBlocks(rows: BlockRow[], options: { rounds: number; block: number; warmup: number }): Promise<void> {
+  for (const row of rows) for (let i = 0; i < options.warmup; i++) await row.call();
+  for (let round = 0; round < options.rounds; round++) {
+    for (const row of rows) {
+      const started = performance.now();
+      for (let i = 0; i < options.block; i++) await row.call();
+      row.micros.push(((performance.now() - started) * 1000) / options.block);
+    }
+  }
 }

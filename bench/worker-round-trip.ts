@@ -7,9 +7,9 @@
  *
  * Run: npx tsx bench/worker-round-trip.ts
  */
-import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { runAlternatingBlocks, type BlockRow } from "./common";
 
 const ROUNDS = 5;
 const BLOCK = 2000;
@@ -43,7 +43,6 @@ parentPort.on("message", async (message) => {
 const SCHEMA = `CREATE TABLE item ("id" serial PRIMARY KEY, "tenantId" text NOT NULL, "name" text NOT NULL, "createdAt" timestamptz NOT NULL DEFAULT now()); CREATE INDEX item_tenant ON item ("tenantId", "createdAt");`;
 const INSERT = `INSERT INTO item ("tenantId", "name") VALUES ($1, $2) RETURNING "createdAt"`;
 
-type Row = { label: string; call: () => Promise<unknown>; micros: number[] };
 
 async function main() {
   const worker = new Worker(WORKER_SOURCE, { eval: true });
@@ -67,22 +66,15 @@ async function main() {
     await local.exec(SCHEMA);
     await send("open", SCHEMA);
     let n = 0;
-    const rows: Row[] = [
+    const rows: BlockRow[] = [
       { label: "SELECT 1, PGlite on this thread", call: () => local.query(`SELECT 1 AS one${SQL_PADDING}`), micros: [] },
       { label: "SELECT 1, PGlite on a worker", call: () => send("query", `SELECT 1 AS one${SQL_PADDING}`), micros: [] },
       { label: "one-row INSERT, PGlite on this thread", call: () => local.query(`${INSERT}${SQL_PADDING}`, ["tenant", `row-${++n}`]), micros: [] },
       { label: "one-row INSERT, PGlite on a worker", call: () => send("query", `${INSERT}${SQL_PADDING}`, ["tenant", `row-${++n}`]), micros: [] },
       { label: "the hop alone (worker answers at once)", call: () => send("echo", `SELECT 1${SQL_PADDING}`, PARAMS), micros: [] },
     ];
-    for (const row of rows) for (let i = 0; i < WARMUP; i++) await row.call();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const row of rows) {
-        const started = performance.now();
-        for (let i = 0; i < BLOCK; i++) await row.call();
-        row.micros.push(((performance.now() - started) * 1000) / BLOCK);
-      }
-    }
-    const mean = (row: Row) => row.micros.reduce((sum, value) => sum + value, 0) / row.micros.length;
+    await runAlternatingBlocks(rows, { rounds: ROUNDS, block: BLOCK, warmup: WARMUP });
+    const mean = (row: BlockRow) => row.micros.reduce((sum, value) => sum + value, 0) / row.micros.length;
     const width = Math.max(...rows.map((row) => row.label.length));
     console.log(`${ROUNDS} rounds of ${BLOCK} calls a row, after ${WARMUP} warm-up calls; µs a call, one call at a time\n`);
     for (const row of rows) console.log(`${row.label.padEnd(width)}  ${mean(row).toFixed(1).padStart(7)} µs   by round ${row.micros.map((value) => value.toFixed(1)).join(" ")}`);
