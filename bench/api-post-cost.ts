@@ -10,13 +10,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { benchToolManifest, runAlternatingBlocks, type BlockRow } from "./common";
+import { benchToolManifest, mean, runAlternatingBlocks, type BlockRow } from "./common";
 import { freshPostgresDatabase } from "../tests/helpers/server";
 
 const ROUNDS = 5;
 const BLOCK = 500;
 const WARMUP = 1000;
-
 
 async function main() {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -100,8 +99,6 @@ async function main() {
   }
   process.exit(0);
 }
-
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 main().catch((error) => {
   console.error(error);

@@ -127,6 +127,9 @@ export function integerFlag(flag: string, value: string | undefined, min: number
   return n;
 }
 
+/** The arithmetic mean of `values` (NaN when empty). */
+export const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /** A row of an in-process benchmark: a call awaited one at a time, and its µs per call in each round. */
 export type BlockRow = { label: string; call: () => Promise<unknown>; micros: number[] };
 

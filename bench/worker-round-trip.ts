@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
-import { runAlternatingBlocks, type BlockRow } from "./common";
+import { mean, runAlternatingBlocks, type BlockRow } from "./common";
 
 const ROUNDS = 5;
 const BLOCK = 2000;
@@ -43,7 +43,6 @@ parentPort.on("message", async (message) => {
 const SCHEMA = `CREATE TABLE item ("id" serial PRIMARY KEY, "tenantId" text NOT NULL, "name" text NOT NULL, "createdAt" timestamptz NOT NULL DEFAULT now()); CREATE INDEX item_tenant ON item ("tenantId", "createdAt");`;
 const INSERT = `INSERT INTO item ("tenantId", "name") VALUES ($1, $2) RETURNING "createdAt"`;
 
-
 async function main() {
   const worker = new Worker(WORKER_SOURCE, { eval: true });
   const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (error: Error) => void }>();
@@ -54,6 +53,13 @@ async function main() {
     if (message.error) waiter?.reject(new Error(message.error));
     else waiter?.resolve(message.rows ?? []);
   });
+  // A worker that fails or exits answers nothing more: every call still waiting fails instead of hanging the run.
+  const failPending = (error: Error) => {
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+  worker.on("error", failPending);
+  worker.on("exit", (code) => failPending(new Error(`the worker exited (code ${code})`)));
   const send = (kind: "open" | "echo" | "query", sql: string, params: unknown[] = []) =>
     new Promise<unknown[]>((resolve, reject) => {
       const id = ++nextId;
@@ -74,11 +80,10 @@ async function main() {
       { label: "the hop alone (worker answers at once)", call: () => send("echo", `SELECT 1${SQL_PADDING}`, PARAMS), micros: [] },
     ];
     await runAlternatingBlocks(rows, { rounds: ROUNDS, block: BLOCK, warmup: WARMUP });
-    const mean = (row: BlockRow) => row.micros.reduce((sum, value) => sum + value, 0) / row.micros.length;
     const width = Math.max(...rows.map((row) => row.label.length));
     console.log(`${ROUNDS} rounds of ${BLOCK} calls a row, after ${WARMUP} warm-up calls; µs a call, one call at a time\n`);
-    for (const row of rows) console.log(`${row.label.padEnd(width)}  ${mean(row).toFixed(1).padStart(7)} µs   by round ${row.micros.map((value) => value.toFixed(1)).join(" ")}`);
-    const [selectHere, selectWorker, insertHere, insertWorker] = rows.map(mean);
+    for (const row of rows) console.log(`${row.label.padEnd(width)}  ${mean(row.micros).toFixed(1).padStart(7)} µs   by round ${row.micros.map((value) => value.toFixed(1)).join(" ")}`);
+    const [selectHere, selectWorker, insertHere, insertWorker] = rows.map((row) => mean(row.micros));
     console.log(`\nSELECT 1 on a worker: ${(selectWorker / selectHere).toFixed(2)}× on this thread (+${(selectWorker - selectHere).toFixed(1)} µs)`);
     console.log(`one-row INSERT on a worker: ${(insertWorker / insertHere).toFixed(2)}× on this thread (+${(insertWorker - insertHere).toFixed(1)} µs)`);
   } finally {
