@@ -6,11 +6,6 @@ const nextConfig = {
   // Responses are not gzipped by Node unless KINDGI_COMPRESS=1: compression belongs to the reverse proxy in front (gzip
   // on every response cost about 45 % of an authenticated read's throughput, and it can hold back server-sent events).
   compress: process.env.KINDGI_COMPRESS === "1",
-  experimental: {
-    // Next.js buffers a request body for the proxy (proxy.ts) up to this size and silently cuts the rest. Twice the
-    // API's 1 MiB limit: memory per request stays small, and a body past the limit still arrives past it (so 413).
-    proxyClientMaxBodySize: 2 * 1024 * 1024,
-  },
 };
 
 export default nextConfig;

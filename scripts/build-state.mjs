@@ -19,7 +19,7 @@ export function buildIsStale(root) {
   if (!fs.existsSync(buildId)) return true;
   const built = fs.statSync(buildId).mtimeMs;
   const sources = ["app", "components", "lib", "public"].map((dir) => path.join(root, dir)).filter((dir) => fs.existsSync(dir));
-  const files = ["next.config.js", "package.json", "instrumentation.ts", "proxy.ts", "postcss.config.mjs", "tsconfig.json"].map((file) => path.join(root, file)).filter((file) => fs.existsSync(file));
+  const files = ["next.config.js", "package.json", "instrumentation.ts", "postcss.config.mjs", "tsconfig.json"].map((file) => path.join(root, file)).filter((file) => fs.existsSync(file));
   const newest = Math.max(...sources.map(newestSourceTime), ...files.map((file) => fs.statSync(file).mtimeMs));
   return newest > built;
 }

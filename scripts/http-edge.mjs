@@ -1,26 +1,34 @@
-// Loaded into the `next start` process by scripts/start.mjs (`node --import`). It answers, in the API's error envelope
-// and with X-Request-Id, the requests that never reach the app's code:
+// Loaded into the `next start` process by scripts/start.mjs (`node --import`): the one layer in front of Next.js (the
+// app has no Next.js proxy, so no matcher runs on any request). It answers, in the API's error envelope and with
+// X-Request-Id, the requests that never reach the app's code:
 // - methods the fetch standard forbids (TRACE, TRACK, CONNECT): Next.js cannot build a Request for them, so it would
 //   answer a plain-text 500 and log a stack trace for each one;
 // - an API query string that is not valid percent-encoded UTF-8 (`?q=%zz`, `?q=%ED%A0%80`): Next.js re-encodes the
 //   query before any app code sees it, turning such bytes into U+FFFD silently;
-// - an API request body past the limit: Next.js reads a body to its end before it runs the proxy or a route. One that
-//   declares its size (Content-Length) is answered 413 here at once, unread. A chunked one ends for Next.js one chunk
-//   past the limit (the route then answers 413), the rest is discarded unread and the connection closed after the
-//   answer, so even an endless upload is answered;
-// - on an API path: a path segment that is not valid percent-encoded UTF-8 (Next.js would answer a plain 500), a
-//   method the path does not serve (405 with Allow), OPTIONS (204 with Allow), and at a path no operation has, a method
-//   no route handler takes (404); so that no proxy runs in front of the API's routes;
+// - an API request body past the limit: Next.js reads a body to its end before it runs a route. One that declares its
+//   size (Content-Length) is answered 413 here at once, unread. A chunked one ends for Next.js one chunk past the limit
+//   (the route then answers 413), the rest is discarded unread and the connection closed after the answer, so even an
+//   endless upload is answered;
+// - on an API path or /health: a path segment that is not valid percent-encoded UTF-8 (Next.js would answer a plain
+//   500), a method the path does not serve (405 with Allow), OPTIONS (204 with Allow), and at a path no operation has,
+//   a method no route handler takes (404);
 // - requests Node's HTTP parser refuses (a method it does not know, an odd-cased one such as `get`, a malformed
 //   request line or header, headers too large, a timeout): Node would answer an empty 400, 431 or 408.
-// Everything else passes to Next.js untouched.
+// Every other request passes to Next.js untouched, but for one header: a page request carries the path asked for in
+// CONSOLE_PATH_HEADER (whatever the client sent in it), so that the console's layouts can send a person without a
+// session to sign in and back.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 
 const FORBIDDEN_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 /** lib/api/limits.ts MAX_BODY_BYTES: the largest API request body. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-const isApiTarget = (target) => /^\/v1(\/|\?|$)/.test(target);
+/** lib/client/console-path.ts CONSOLE_PATH_HEADER (scripts/http-edge.test.ts checks they agree). */
+export const CONSOLE_PATH_HEADER = "x-kindgi-console-path";
+/** An API target: `/v1` itself or below it, with or without a query. */
+const isApiTarget = (target) => target.startsWith("/v1") && (target.length === 3 || target[3] === "/" || target[3] === "?");
+/** The public health check, answered like an API path (its table row is /health). */
+const isHealthTarget = (target) => target.startsWith("/health") && (target.length === 7 || target[7] === "?");
 /** Where a path outside the API's table (a console page) is served. */
 const PAGE_METHODS = ["GET", "HEAD"];
 
@@ -73,13 +81,16 @@ const ROUTED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
  * (405 with Allow), OPTIONS (204 with Allow), a method no route handler takes at an unknown path (404).
  */
 export function apiAnswer(method, target, lookup = allowedMethods) {
-  if (!isApiTarget(target)) return null;
-  const pathname = target.split("?")[0];
-  const segments = pathname.split("/");
-  for (let i = 1; i < segments.length; i++) {
-    if (segments[i].includes("%") && !decodes(segments[i])) {
-      const shown = JSON.stringify(segments[i].length > 80 ? `${segments[i].slice(0, 80)}…` : segments[i]);
-      return { status: 400, code: "bad-input", message: `path segment ${i} (${shown}) is not valid percent-encoded UTF-8`, details: { issues: [{ path: "/path", message: `segment ${i} is not valid percent-encoded UTF-8` }] } };
+  if (!isApiTarget(target) && !isHealthTarget(target)) return null;
+  const query = target.indexOf("?");
+  const pathname = query < 0 ? target : target.slice(0, query);
+  if (pathname.includes("%")) {
+    const segments = pathname.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      if (segments[i].includes("%") && !decodes(segments[i])) {
+        const shown = JSON.stringify(segments[i].length > 80 ? `${segments[i].slice(0, 80)}…` : segments[i]);
+        return { status: 400, code: "bad-input", message: `path segment ${i} (${shown}) is not valid percent-encoded UTF-8`, details: { issues: [{ path: "/path", message: `segment ${i} is not valid percent-encoded UTF-8` }] } };
+      }
     }
   }
   const allowed = lookup(pathname);
@@ -177,6 +188,17 @@ function guard(server) {
   return server;
 }
 
+/** The path and query of a page request's target (an absolute-form target gives its path). */
+export function pagePath(target) {
+  if (target.startsWith("/")) return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return "/";
+  }
+}
+
 const createServer = http.createServer;
 http.createServer = function createGuardedServer(...args) {
   const index = args.findIndex((arg) => typeof arg === "function");
@@ -184,22 +206,31 @@ http.createServer = function createGuardedServer(...args) {
     const listener = args[index];
     args[index] = function guardedListener(request, response) {
       const target = request.url ?? "/";
-      const malformed = FORBIDDEN_METHODS.has(request.method) ? null : malformedQueryAnswer(target) ?? declaredTooLarge(request);
-      if (!FORBIDDEN_METHODS.has(request.method) && !malformed) {
-        if (!isApiTarget(target)) return listener.call(this, request, response);
-        const pass = (answer) => {
-          if (answer) return answerRequest(request.resume(), response, answer).catch(() => response.destroy());
-          capBody(request, response);
-          return listener.call(this, request, response);
-        };
-        // The method table arrives once the app has loaded; until then a request waits for it.
-        if (allowedMethods) return pass(apiAnswer(request.method, target));
-        return table()
-          .then((lookup) => pass(lookup ? apiAnswer(request.method, target, lookup) : null))
-          .catch(() => response.destroy());
+      if (FORBIDDEN_METHODS.has(request.method)) {
+        request.resume(); // whatever body was sent is discarded unread
+        return answerRequest(request, response, null).catch(() => response.destroy());
       }
-      request.resume(); // whatever body was sent is discarded unread
-      answerRequest(request, response, malformed).catch(() => response.destroy());
+      const api = isApiTarget(target);
+      if (!api && !isHealthTarget(target)) {
+        request.headers[CONSOLE_PATH_HEADER] = pagePath(target);
+        return listener.call(this, request, response);
+      }
+      const malformed = api ? malformedQueryAnswer(target) ?? declaredTooLarge(request) : null;
+      if (malformed) {
+        request.resume();
+        return answerRequest(request, response, malformed).catch(() => response.destroy());
+      }
+      const pass = (answer) => {
+        if (answer) return answerRequest(request.resume(), response, answer).catch(() => response.destroy());
+        // Only a request that has a body is watched (a GET's has none).
+        if (api && (request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined)) capBody(request, response);
+        return listener.call(this, request, response);
+      };
+      // The method table arrives once the app has loaded; until then a request waits for it.
+      if (allowedMethods) return pass(apiAnswer(request.method, target));
+      return table()
+        .then((lookup) => pass(lookup ? apiAnswer(request.method, target, lookup) : null))
+        .catch(() => response.destroy());
     };
   }
   return guard(createServer.apply(this, args));

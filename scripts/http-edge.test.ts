@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { errorStatus } from "@/lib/errors";
 import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
-import { MAX_BODY_BYTES, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer } from "./http-edge.mjs";
+import { CONSOLE_PATH_HEADER as PAGE_HEADER } from "@/lib/client/console-path";
+import { allowedMethods } from "@/lib/api/method-table";
+import { CONSOLE_PATH_HEADER, MAX_BODY_BYTES, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer, pagePath } from "./http-edge.mjs";
 
 type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
 const table = (path: string) => (path === "/v1/tools" ? ["GET", "HEAD", "POST"] : path === "/health" ? ["GET", "HEAD"] : null);
@@ -38,6 +40,31 @@ describe("the HTTP front's answers", () => {
     expect(apiAnswer("HEAD", "/v1/tools", table)).toBeNull();
     expect(apiAnswer("POST", "/v1/nope", table)).toBeNull();
     expect(apiAnswer("PROPFIND", "/tools", table)).toBeNull();
+  });
+
+  it("answers /health as an API path, and only /v1 and /health (with or without a query) are such paths", () => {
+    expect(apiAnswer("DELETE", "/health", table)).toMatchObject({ status: 405, code: "method-not-allowed", headers: { Allow: "GET, HEAD" } });
+    expect(apiAnswer("OPTIONS", "/health?x=1", table)).toEqual({ status: 204, headers: { Allow: "GET, HEAD, OPTIONS" } });
+    expect(apiAnswer("GET", "/health", table)).toBeNull();
+    expect(apiAnswer("PROPFIND", "/v1", table)).toMatchObject({ status: 404, code: "not-found" });
+    for (const page of ["/healthy", "/health/", "/v1x", "/v10/tools", "/tools/v1"]) expect(apiAnswer("PROPFIND", page, table)).toBeNull();
+  });
+
+  it("hands a page request's path and query to the layouts under the header they read", () => {
+    expect(CONSOLE_PATH_HEADER).toBe(PAGE_HEADER);
+    expect(pagePath("/tools?q=a%20b")).toBe("/tools?q=a%20b");
+    expect(pagePath("http://kindgi.test:3000/approvals/1?x=2")).toBe("/approvals/1?x=2");
+    expect(pagePath("*")).toBe("/");
+  });
+
+  it("the API's method table: a path without parameters wins over a template, a trailing slash is the same path", () => {
+    expect(allowedMethods("/v1/agents/validate")).toEqual(["POST"]);
+    expect(allowedMethods("/v1/tools/")).toEqual(allowedMethods("/v1/tools"));
+    expect(allowedMethods("/v1/tools")).toEqual(["GET", "HEAD", "POST"]);
+    expect(allowedMethods("/health")).toEqual(["GET", "HEAD"]);
+    expect(allowedMethods("/v1/runs/0b6c1e2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b")).toContain("GET");
+    expect(allowedMethods("/v1/no-such-route")).toBeNull();
+    expect(Object.isFrozen(allowedMethods("/v1/tools"))).toBe(true);
   });
 
   it("uses only codes of the one table, with the table's status", () => {

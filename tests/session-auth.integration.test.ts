@@ -1,6 +1,7 @@
 import { encode } from "next-auth/jwt";
 import { describe, expect, it } from "vitest";
 import { call, expectError, kindgi, newTenant } from "./helpers/api";
+import { CONSOLE_PATH_HEADER } from "@/lib/client/console-path";
 
 type SignedIn = { cookie: string; userId: string; tenantId: string };
 
@@ -125,6 +126,10 @@ describe("console sessions on /v1", () => {
     const page = await fetch(`${kindgi().baseUrl}/?project=x`, { redirect: "manual" });
     expect(page.status).toBe(307);
     expect(new URL(page.headers.get("location")!, kindgi().baseUrl).pathname + new URL(page.headers.get("location")!, kindgi().baseUrl).search).toBe(`/sign-in?callbackUrl=${encodeURIComponent("/?project=x")}`);
+    // The path comes from the request line, whatever a client sends in the header that carries it to the layout.
+    const spoofed = await fetch(`${kindgi().baseUrl}/approvals`, { redirect: "manual", headers: { [CONSOLE_PATH_HEADER]: "https://evil.example/" } });
+    expect(spoofed.status).toBe(307);
+    expect(new URL(spoofed.headers.get("location")!, kindgi().baseUrl).searchParams.get("callbackUrl")).toBe("/approvals");
     const signedInPage = await fetch(`${kindgi().baseUrl}/`, { redirect: "manual", headers: { Cookie: person.cookie } });
     expect(signedInPage.status).toBe(200);
   });

@@ -61,7 +61,7 @@ describe("path and query values", () => {
     expect(validateParams(operation, { toolId: "a".repeat(200), version: "1.0.0" })).toEqual({ toolId: "a".repeat(200), version: "1.0.0" });
   });
 
-  it("refuses query values that are too long or hold U+0000 (URLSearchParams has already replaced lone surrogates; proxy.ts refuses their encodings)", () => {
+  it("refuses query values that are too long or hold U+0000 (URLSearchParams has already replaced lone surrogates; the HTTP front refuses their encodings)", () => {
     expect(failure(() => validateQuery(operation, new URLSearchParams({ q: "x".repeat(MAX_QUERY_LENGTH + 1) }))).details?.issues).toEqual([{ path: "/q", message: `query parameter q is longer than ${MAX_QUERY_LENGTH} characters` }]);
     expect(failure(() => validateQuery(operation, new URLSearchParams({ cursor: "a\u0000" }))).details?.issues).toEqual([{ path: "/cursor", message: "query parameter cursor contains U+0000" }]);
     expect(validateQuery(operation, new URLSearchParams({ q: "x".repeat(MAX_QUERY_LENGTH) }))).toEqual({ q: "x".repeat(MAX_QUERY_LENGTH) });

@@ -33,10 +33,10 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
     const requestId = randomUUID();
     try {
       const actor = (await authenticate(operation, request)) as ActorOf<O>;
-      const rawParams = Object.fromEntries(Object.entries((await context?.params) ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
-      const params = validateParams(operation, rawParams);
-      const query = validateQuery(operation, new URL(request.url).searchParams);
-      const { body, text: rawBody } = await readBody(operation, request);
+      const params = operation.params ? validateParams(operation, pathParams(await context?.params)) : NO_PARAMS;
+      // A request without a query string has nothing to check (no query parameter is required).
+      const query = request.url.includes("?") ? validateQuery(operation, new URL(request.url).searchParams) : {};
+      const { body, text: rawBody } = request.method === "GET" || request.method === "HEAD" ? NO_BODY : await readBody(operation, request);
       const run = () => handler({ request, requestId, actor, params, query, body: (body ?? {}) as Record<string, unknown>, rawBody });
       const idempotencyKey = operation.idempotent && actor ? validateIdempotencyKey(request.headers.get("idempotency-key")) : null;
       if (!idempotencyKey || !actor) return toResponse(await run(), requestId);
@@ -62,6 +62,19 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       return errorResponse(error, requestId);
     }
   };
+}
+
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_BODY = Object.freeze({ body: undefined, text: undefined });
+
+/** Next.js's path parameters as strings (a catch-all's segments joined with `/`). */
+function pathParams(raw: Record<string, string | string[]> | undefined): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const name of Object.keys(raw ?? {})) {
+    const value = raw![name];
+    params[name] = Array.isArray(value) ? value.join("/") : value;
+  }
+  return params;
 }
 
 function toResponse(result: ApiResult | Response, requestId: string): Response {
@@ -125,8 +138,8 @@ function bearerToken(header: string): string {
   return match[1];
 }
 
+/** The body of a request that may have one (not GET or HEAD). */
 async function readBody(operation: Operation, request: Request): Promise<{ body: unknown; text: string | undefined }> {
-  if (request.method === "GET" || request.method === "HEAD") return { body: undefined, text: undefined };
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new AppError("payload-too-large", `the request body may be at most ${MAX_BODY_BYTES} bytes`);
   let text: string;

@@ -103,7 +103,7 @@ export type Identity = {
 };
 
 /** Who the credential acts for. */
-export async function whoami(actor: Actor): Promise<Identity> {
+export function whoami(actor: Actor): Promise<Identity> {
   // Under the tenant's generation: at most one second old, none after a write of this server to the tenant.
   return cached(actor.tenantId, `whoami:${actor.callerId}`, () => loadIdentity(actor));
 }
