@@ -6,7 +6,7 @@
  *   npx tsx bench/api-throughput.ts --backend pg                     # PostgreSQL at $DATABASE_URL, or the local default
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
- *        --warmup N (500), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is),
+ *        --warmup N (2000), --settle N (100), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is),
  *        --scenarios post,list,whoami,bare-post,bare (all five; a subset measures only those, in that order: for example
  *        `--scenarios post --post-requests 4500 --rounds 3` is POST /v1/tools alone, in three blocks of 1,500).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
@@ -26,13 +26,22 @@
  *                                   at run time in a temp directory, with the product's `compress: false` (by default
  *                                   the product leaves gzip to a reverse proxy); it shows the floor set by Next.js itself.
  *                                   Every "vs bare" share is of this row.
- * Warm-up: it takes each server past its slowest phase before it is measured (the JIT compiles a route's hot code only
- * after many calls), not to its steady rate: that takes thousands of requests (see the README). With 50 requests (the former default, about three per worker) the product's routes, which run far
- * more code than the bare route, were measured still speeding up: a lower rate and a longer tail (`--warmup 50` shows it).
+ * Warm-up: it takes each server to its steady rate before it is measured (the JIT compiles a route's hot code only after
+ * many calls): 2,000 requests per scenario, after which the rates by round stay flat (with the former 500 every row,
+ * the bare route's included, still rose by 1.4-1.9x from the first round to the last; with 50 far more). Then both
+ * servers are evened up: the one that got fewer warm-up requests (the bare app: its two scenarios against the product's
+ * three and the list's top-up) gets the difference as extra requests (GET /constant, or GET /v1/identity/whoami on the
+ * product), so that neither Next.js server is measured warmer than the other.
  * Rounds: both servers run side by side, but only one is under load at a time. After the warm-ups, each scenario's
  * requests are split into --rounds blocks (5), run in turn (POST, list, whoami, bare POST, bare, then again), so the rows of a
  * ratio see the same machine even when its speed drifts during the run (on these shared machines it does, by more than
  * the differences measured).
+ * Settling: taking turns leaves each server idle while the others are measured (the product's POST, first in round 1,
+ * after about 5 s of it: the bare app's warm-ups and the evening up). On these machines any server answers its first
+ * requests after an idle spell slowly: after 8 s idle, the 16 requests in flight when load resumed took up to 160 ms
+ * on the bare app (POST /echo) and up to 290 ms on the product (POST /v1/tools), answered one after the other, against a
+ * p99 of 36-55 ms in the next block. So each block is preceded by --settle requests of its own scenario, not counted,
+ * the same for every row: the rows measure a server under the sustained load their targets speak of.
  * Each scenario's rate in each round is printed too, so a run shows whether a server was still warming up.
  * Throughput = counted requests / the sum of the scenario's blocks' wall times; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
@@ -62,6 +71,8 @@ type Options = {
   emptyRequests: number;
   constantRequests: number;
   warmup: number;
+  /** Untimed requests of a block's own scenario right before it (see "Settling"). */
+  settle: number;
   backend: "pglite" | "postgresql";
   databaseUrl?: string;
   skipBuild: boolean;
@@ -75,7 +86,7 @@ const SCENARIO_KEYS = ["post", "list", "whoami", "bare-post", "bare"] as const;
 type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 500, backend: "pglite", skipBuild: false, client: "http", rounds: 5, scenarios: [...SCENARIO_KEYS] };
+  const options: Options = { concurrency: 16, postRequests: 1000, listRequests: 1000, emptyRequests: 3000, constantRequests: 3000, warmup: 2000, settle: 100, backend: "pglite", skipBuild: false, client: "http", rounds: 5, scenarios: [...SCENARIO_KEYS] };
   let backendFlag: string | undefined;
   const positiveInt = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
@@ -105,6 +116,9 @@ function parseArgs(argv: string[]): Options {
       case "--warmup":
         options.warmup = positiveInt(flag, value(), 0);
         break;
+      case "--settle":
+        options.settle = positiveInt(flag, value(), 0);
+        break;
       case "--rounds":
         options.rounds = positiveInt(flag, value(), 1);
         break;
@@ -129,7 +143,7 @@ function parseArgs(argv: string[]): Options {
       }
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--rounds N] [--client http|fetch] [--scenarios post,list,whoami,bare-post,bare] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--settle N] [--rounds N] [--client http|fetch] [--scenarios post,list,whoami,bare-post,bare] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -209,6 +223,10 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
     for (const [i, scenario] of scenarios.entries()) {
       const size = Math.floor((scenario.count * (round + 1)) / options.rounds) - Math.floor((scenario.count * round) / options.rounds);
       if (size === 0) continue;
+      if (options.settle > 0) {
+        const settle = await runLoad(client, `${scenario.name} (settling)`, options.settle, options.concurrency, scenario.make);
+        if (settle.errors) throw new Error(`${scenario.name}: ${settle.errors} errors while settling: ${settle.errorSamples.join(" | ")}`);
+      }
       const offset = issued[i];
       const block = await runLoad(client, scenario.name, size, options.concurrency, (n) => scenario.make(offset + n));
       if (interrupted) throw new Error("interrupted");
@@ -317,7 +335,7 @@ async function main() {
   const cpus = os.cpus();
   console.log(`machine: ${cpus.length} CPUs (${cpus[0]?.model.trim() ?? "unknown"}), ${os.platform()} ${os.arch()}, node ${process.version}, load average ${os.loadavg().map((n) => n.toFixed(2)).join(" ")}`);
   console.log(`backend: ${options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per run)` : "PGlite (embedded, fresh data dir)"}`);
-  console.log(`concurrency ${options.concurrency}, warm-up ${options.warmup} requests per scenario (not counted), client ${options.client === "http" ? "node:http keep-alive" : "fetch"}\n`);
+  console.log(`concurrency ${options.concurrency}, warm-up ${options.warmup} requests per scenario and ${options.settle} before each block (not counted), client ${options.client === "http" ? "node:http keep-alive" : "fetch"}\n`);
   const client = loadClient(options.client, options.concurrency);
 
   const results: Result[] = [];
@@ -378,6 +396,8 @@ async function main() {
     const warmupErrors: number[] = [];
     /** Tools registered so far (the POST's warm-up registers them too). */
     let registered = 0;
+    /** Warm-up requests each server has answered (the tenant's creation and the list's probe included). */
+    const warmed = { product: 1, bare: 0 };
     for (const item of scenarios) {
       if (item.key === "list") {
         // The list pages through at least 300 tools (an untimed top-up when fewer are registered).
@@ -385,7 +405,9 @@ async function main() {
           const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
           if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
           registered += topUp.requests;
+          warmed.product += topUp.requests;
         }
+        warmed.product += 1;
         const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
         const page = (await probe.json()) as { data?: unknown[] };
         if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
@@ -393,6 +415,18 @@ async function main() {
       const errors = await warmUp(client, item, options);
       warmupErrors.push(errors);
       if (item.key === "post") registered += options.warmup - errors;
+      if (item.key === "bare" || item.key === "bare-post") warmed.bare += options.warmup;
+      else warmed.product += options.warmup;
+    }
+    // Both servers evened up: neither is measured warmer than the other (only when both are measured).
+    if (scenarios.some((item) => item.key.startsWith("bare")) && scenarios.some((item) => !item.key.startsWith("bare"))) {
+      const extra = Math.abs(warmed.product - warmed.bare);
+      const toBare = warmed.product > warmed.bare;
+      const even = await runLoad(client, "even-up", extra, options.concurrency, () =>
+        toBare ? { method: "GET", url: `${baseline.baseUrl}/constant` } : { method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth },
+      );
+      if (even.errors) throw new Error(`evening up the warm-ups failed: ${even.errorSamples.join(" | ")}`);
+      console.log(`warm-up: ${warmed.product} requests to the product's server, ${warmed.bare} to the bare app's; ${extra} more ${toBare ? "GET /constant to the bare app" : "GET /v1/identity/whoami to the product"} to even them`);
     }
     console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
     results.push(...(await measureRounds(client, scenarios, warmupErrors, options)));
