@@ -411,10 +411,15 @@ async function readEvents(response: Response, until: (events: { id: string; even
   const events: { id: string; event: string; data: any }[] = [];
   let buffer = "";
   const deadline = Date.now() + timeoutMs;
+  // One read at a time: a read still pending when the 500 ms check fires is awaited again, not replaced (a new read
+  // would queue behind it, and the chunk the first one gets would be lost).
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | null = null;
   while (!until(events)) {
     if (Date.now() > deadline) throw new Error(`stream: expected events did not come (${JSON.stringify(events.map((e) => e.event))})`);
-    const chunk = await Promise.race([reader.read(), sleep(500).then(() => null)]);
+    pending ??= reader.read();
+    const chunk = await Promise.race([pending, sleep(500).then(() => null)]);
     if (!chunk) continue;
+    pending = null;
     if (chunk.done) break;
     buffer += decoder.decode(chunk.value, { stream: true });
     let end: number;
@@ -463,8 +468,12 @@ describe("the approval stream", () => {
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
     const started = await run(agentRef, [{ toolCalls: [{ name: toolId, arguments: { word: "s" } }] }, { text: "ok" }]);
     const approval = await pendingOf(started.id);
-    await decide(approval.id, { decision: "approve" });
-    const events = await readEvents(stream, (list) => list.some((event) => event.event === "approval.decided" && event.data.approval.id === approval.id));
+    // The decision comes while the client is already waiting on the stream (more than one 500 ms check of readEvents).
+    const reading = readEvents(stream, (list) => list.some((event) => event.event === "approval.decided" && event.data.approval.id === approval.id));
+    await sleep(1200);
+    const decision = await decide(approval.id, { decision: "approve" });
+    expect(decision.status, decision.text).toBe(200);
+    const events = await reading;
     const mine = events.filter((event) => event.data.approval.id === approval.id);
     expect(mine.map((event) => event.event)).toEqual(["approval.requested", "approval.decided"]);
     expect(Number(mine[1].id)).toBeGreaterThan(Number(mine[0].id));
