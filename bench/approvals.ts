@@ -18,7 +18,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { randomBytes } from "node:crypto";
-import { DEFAULT_PG_URL, percentile, postJson } from "./common";
+import { DEFAULT_PG_URL, mean, percentile, postJson } from "./common";
 import { freshPostgresDatabase, newOperatorToken, startServer } from "../tests/helpers/server";
 
 const envInt = (name: string, fallback: number) => {
@@ -192,7 +192,7 @@ async function main() {
       backend,
       decisions,
       decisionAnsweredMs: { p50: round(percentile(answers, 50)), p99: round(percentile(answers, 99)) },
-      decisionToToolStartMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), mean: round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length) },
+      decisionToToolStartMs: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), mean: round(mean(latencies)) },
       suspendedRuns: suspended,
       suspendSeconds: round(suspendSeconds),
       heapMb: { idle: mb(idleHeap), withSuspended: mb(suspendedHeap), difference: mb(suspendedHeap - idleHeap) },

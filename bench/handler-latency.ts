@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { percentile } from "./common";
+import { mean, percentile } from "./common";
 import { root } from "../tests/helpers/server";
 import { getBuiltinTool, invokeNativeTool } from "../lib/tools/native";
 import { invokeHandlerTool } from "../lib/tools/handler/invoke";
@@ -37,7 +37,7 @@ async function measure(row: string, once: () => Promise<boolean>): Promise<Row> 
   const wall = performance.now() - begin;
   latencies.sort((a, b) => a - b);
   const round = (value: number) => Math.round(value * 1000) / 1000;
-  return { row, calls, failures, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanMs: round(latencies.reduce((sum, value) => sum + value, 0) / latencies.length), callsPerSecond: Math.round((calls / wall) * 1000) };
+  return { row, calls, failures, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanMs: round(mean(latencies)), callsPerSecond: Math.round((calls / wall) * 1000) };
 }
 
 async function main() {

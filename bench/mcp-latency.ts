@@ -18,7 +18,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { percentile } from "./common";
+import { mean, percentile } from "./common";
 import { getBuiltinTool, invokeNativeTool } from "../lib/tools/native";
 import { invokeMcpTool } from "../lib/tools/mcp/invoke";
 import { closeAllConnections } from "../lib/tools/mcp/connection";
@@ -42,7 +42,7 @@ async function measure(row: string, once: () => Promise<boolean>): Promise<Row> 
     if (!ok) failures++;
   }
   times.sort((a, b) => a - b);
-  return { row, calls: CALLS, failures, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), meanMs: times.reduce((sum, time) => sum + time, 0) / times.length };
+  return { row, calls: CALLS, failures, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), meanMs: mean(times) };
 }
 
 async function freePort(): Promise<number> {

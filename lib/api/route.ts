@@ -70,10 +70,7 @@ const NO_BODY = Object.freeze({ body: undefined, text: undefined });
 /** Next.js's path parameters as strings (a catch-all's segments joined with `/`). */
 function pathParams(raw: Record<string, string | string[]> | undefined): Record<string, string> {
   const params: Record<string, string> = {};
-  for (const name of Object.keys(raw ?? {})) {
-    const value = raw![name];
-    params[name] = Array.isArray(value) ? value.join("/") : value;
-  }
+  for (const [name, value] of Object.entries(raw ?? {})) params[name] = Array.isArray(value) ? value.join("/") : value;
   return params;
 }
 
