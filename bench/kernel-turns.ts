@@ -43,14 +43,18 @@
  *                                                     # a fresh database per server/harness, dropped at the end
  * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
  * Environment: BENCH_HTTP_TURNS (1000), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (1000),
- *              BENCH_IN_PROCESS_WARMUP (200), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100), BENCH_HTTP_BLOCK (50),
+ *              BENCH_IN_PROCESS_WARMUP (2000), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100), BENCH_HTTP_BLOCK (50),
  *              BENCH_CLIENT (http | fetch: the HTTP rows' client).
  * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
  * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
  * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
  *
  * Latency is per turn: until the full response body is read (a) or the turn's promise settles (b, c); turns/s is
- * counted turns / wall time of the row. Warm-up turns come first and are not counted. Output: an aligned table,
+ * counted turns / wall time of the row. Warm-up turns come first and are not counted: 2,000 in-process turns per row
+ * (b, f, c) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
+ * code and PGlite's (on a 2-core AMD EPYC: p50 1.57 ms after 500 turns, 1.33 after 1,500, 1.15 after 2,500 and flat
+ * from there); with the former 200 the (b)/(f) ratio on PGlite read 1.64x there, with 2,000 1.45-1.47x. The p50 by
+ * quarter of the measured turns is printed under the table, so a run shows whether a row was still warming up. Output: an aligned table,
  * then one JSON line with every figure. Exit code 1 when a measured turn failed.
  */
 import { spawnSync } from "node:child_process";
@@ -95,7 +99,7 @@ function parseArgs(argv: string[]): Options {
     httpTurns: envInt("BENCH_HTTP_TURNS", 1000, 1),
     inProcessTurns: envInt("BENCH_IN_PROCESS_TURNS", 2000, 1),
     httpWarmup: envInt("BENCH_HTTP_WARMUP", 1000, 0),
-    inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 200, 0),
+    inProcessWarmup: envInt("BENCH_IN_PROCESS_WARMUP", 2000, 0),
     concurrency: envInt("BENCH_CONCURRENCY", 8, 1),
     inFlight: envInt("BENCH_IN_FLIGHT", 50, 1),
     block: envInt("BENCH_BLOCK", 100, 1),
@@ -155,6 +159,22 @@ const unavailable = (id: string, label: string, reason: string): Row => ({ id, l
 function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
   const sorted = [...row.latencies].sort((a, b) => a - b);
   return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/**
+ * The p50 of (b) and (f) in each quarter of their measured turns, in the order they ran, and the ratio per quarter: a
+ * row still falling from one quarter to the next was measured before it was warm (raise BENCH_IN_PROCESS_WARMUP).
+ */
+function printByQuarter(b: Row, f: Row): void {
+  const quarters = (row: Row) => [0, 1, 2, 3].map((q) => {
+    const part = row.latencies.slice(Math.floor((q * row.latencies.length) / 4), Math.floor(((q + 1) * row.latencies.length) / 4));
+    return percentile(part.sort((x, y) => x - y), 50);
+  });
+  const [qb, qf] = [quarters(b), quarters(f)];
+  console.log(`p50 ms by quarter of the measured turns (a row still falling is still warming up):`);
+  console.log(`  ${b.label.padEnd(36)} ${qb.map((v) => v.toFixed(3).padStart(7)).join(" ")}`);
+  console.log(`  ${f.label.padEnd(36)} ${qf.map((v) => v.toFixed(3).padStart(7)).join(" ")}`);
+  console.log(`  ${"ratio (b)/(f)".padEnd(36)} ${qb.map((v, i) => `${(v / qf[i]).toFixed(2)}×`.padStart(7)).join(" ")}`);
 }
 
 /** A row as it goes into the JSON line. */
@@ -608,6 +628,7 @@ async function main(): Promise<void> {
   const f = rows.find((row) => row.id === "f" && row.available);
   const ratio = b && f ? stats(b).p50 / stats(f).p50 : null;
   if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
+  if (b && f) printByQuarter(b, f);
   const byId = (id: string) => rows.find((row) => row.id === id && row.available && row.turns > 0);
   const [a1, h1, a8, h8] = ["a1", "h1", "a8", "h8"].map(byId);
   if (a1 && h1) {
