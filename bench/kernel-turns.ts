@@ -52,10 +52,10 @@
  * Latency is per turn: until the full response body is read (a) or the turn's promise settles (b, c); turns/s is
  * counted turns / wall time of the row. Warm-up turns come first and are not counted: 2,000 in-process turns per row
  * (b, f, c) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
- * code and PGlite's (on a 2-core AMD EPYC: p50 1.57 ms after 500 turns, 1.33 after 1,500, 1.15 after 2,500 and flat
- * from there); with the former 200 the (b)/(f) ratio on PGlite read 1.64x there, with 2,000 1.45-1.47x. The p50 by
- * quarter of the measured turns is printed under the table, so a run shows whether a row was still warming up. Output: an aligned table,
- * then one JSON line with every figure. Exit code 1 when a measured turn failed.
+ * code and PGlite's. The p50 of (b) and (f) in each quarter of the measured turns is printed under the table, so a run
+ * shows whether a row was still warming up; `BENCH_IN_PROCESS_WARMUP=0 BENCH_IN_PROCESS_TURNS=4000` shows the curve
+ * itself (README, "the tenth machine"). Output: an aligned table, then one JSON line with every figure. Exit code 1
+ * when a measured turn failed.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
