@@ -42,7 +42,9 @@
  * on the bare app (POST /echo) and up to 290 ms on the product (POST /v1/tools), answered one after the other, against a
  * p99 of 36-55 ms in the next block. So each block is preceded by --settle requests of its own scenario, not counted,
  * the same for every row: the rows measure a server under the sustained load their targets speak of.
- * Each scenario's rate in each round is printed too, so a run shows whether a server was still warming up.
+ * Each scenario's rate in each round is printed too, so a run shows whether a server was still warming up, and each row's
+ * share of the bare route's rate round by round (median and range), so a run shows how far the machine moved the shares
+ * while it ran; the targets are judged on the whole run's rates, as the table gives them.
  * Throughput = counted requests / the sum of the scenario's blocks' wall times; latency = time until the response body is fully read.
  * Errors = non-2xx responses plus failed requests (network error, 30 s timeout); they must be 0.
  * All servers are stopped and temp directories (PGlite data, baseline app) removed at the end, also on failure.
@@ -290,6 +292,17 @@ function printRounds(results: Result[]) {
   }
   console.log("p99 ms by round:");
   for (const r of results) console.log(`  ${r.scenario.padEnd(width)}  ${r.roundP99s.map((p99) => p99.toFixed(1).padStart(6)).join(" ")}`);
+  // Each round's share of the bare route's rate in the same round: how far the machine moved the shares within this run.
+  // The targets are judged on the whole run's rates (the table), not on these.
+  const baseline = results.find((r) => r.scenario.startsWith(BASELINE));
+  if (baseline) {
+    console.log("share of the bare route's rate, round by round (the targets use the whole run's rates, above):");
+    for (const r of results.filter((r) => r !== baseline)) {
+      const shares = r.roundRates.map((rate, i) => (100 * rate) / baseline.roundRates[i]);
+      const sorted = [...shares].sort((a, b) => a - b);
+      console.log(`  ${r.scenario.padEnd(width)}  ${shares.map((share) => `${share.toFixed(0)}%`.padStart(6)).join(" ")}   median ${percentile(sorted, 50).toFixed(1)} %, range ${sorted[0].toFixed(0)}-${sorted[sorted.length - 1].toFixed(0)} %`);
+    }
+  }
   console.log("");
 }
 
