@@ -298,6 +298,11 @@ function printRounds(results: Result[]) {
   if (baseline) {
     console.log("share of the bare route's rate, round by round (the targets use the whole run's rates, above):");
     for (const r of results.filter((r) => r !== baseline)) {
+      // A scenario with fewer requests than rounds has no block in some rounds: its rates do not pair with the baseline's.
+      if (r.roundRates.length !== baseline.roundRates.length) {
+        console.log(`  ${r.scenario.padEnd(width)}  (not measured in every round)`);
+        continue;
+      }
       const shares = r.roundRates.map((rate, i) => (100 * rate) / baseline.roundRates[i]);
       const sorted = [...shares].sort((a, b) => a - b);
       console.log(`  ${r.scenario.padEnd(width)}  ${shares.map((share) => `${share.toFixed(0)}%`.padStart(6)).join(" ")}   median ${percentile(sorted, 50).toFixed(1)} %, range ${sorted[0].toFixed(0)}-${sorted[sorted.length - 1].toFixed(0)} %`);
