@@ -60,6 +60,8 @@ import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
 const MIN_TOOLS_FOR_LIST = 300;
 /** The row every share is of, and the bare POST shown beside POST /v1/tools. */
 const BASELINE = "GET /constant (bare Next.js)";
+/** The bare route's row, which every share is of (absent when it was not measured). */
+const baselineOf = (results: Result[]) => results.find((r) => r.scenario.startsWith(BASELINE));
 const BARE_POST = "POST /echo (bare Next.js, same bodies)";
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 /** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
@@ -250,7 +252,7 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
 /** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the last row, the bare Next.js route). */
 function printTable(results: Result[]) {
   const header = ["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"];
-  const baseline = results.find((r) => r.scenario.startsWith(BASELINE));
+  const baseline = baselineOf(results);
   const rate = (r: Result) => r.requests / r.seconds;
   const rows = results.map((r) => {
     const sorted = [...r.latencies].sort((a, b) => a - b);
@@ -294,7 +296,7 @@ function printRounds(results: Result[]) {
   for (const r of results) console.log(`  ${r.scenario.padEnd(width)}  ${r.roundP99s.map((p99) => p99.toFixed(1).padStart(6)).join(" ")}`);
   // Each round's share of the bare route's rate in the same round: how far the machine moved the shares within this run.
   // The targets are judged on the whole run's rates (the table), not on these.
-  const baseline = results.find((r) => r.scenario.startsWith(BASELINE));
+  const baseline = baselineOf(results);
   if (baseline) {
     console.log("share of the bare route's rate, round by round (the targets use the whole run's rates, above):");
     for (const r of results.filter((r) => r !== baseline)) {
@@ -314,7 +316,7 @@ function printRounds(results: Result[]) {
 /** One line per target of the run: the figure, the target, and whether it is met. */
 function verdicts(results: Result[]): string[] {
   const byName = (prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
-  const baseline = byName(BASELINE);
+  const baseline = baselineOf(results);
   const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
   const rate = (r: Result) => r.requests / r.seconds;
   const lines: string[] = [];
