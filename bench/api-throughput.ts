@@ -60,8 +60,11 @@ import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
 const MIN_TOOLS_FOR_LIST = 300;
 /** The row every share is of, and the bare POST shown beside POST /v1/tools. */
 const BASELINE = "GET /constant (bare Next.js)";
-/** The bare route's row, which every share is of (absent when it was not measured). */
-const baselineOf = (results: Result[]) => results.find((r) => r.scenario.startsWith(BASELINE));
+/** The row whose scenario starts with `prefix` (absent when it was not measured). */
+const rowNamed = (results: Result[], prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
+/** The bare route's row, which every share is of. */
+const baselineOf = (results: Result[]) => rowNamed(results, BASELINE);
+const rateOf = (r: Result) => r.requests / r.seconds;
 const BARE_POST = "POST /echo (bare Next.js, same bodies)";
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 /** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
@@ -253,11 +256,10 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
 function printTable(results: Result[]) {
   const header = ["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"];
   const baseline = baselineOf(results);
-  const rate = (r: Result) => r.requests / r.seconds;
   const rows = results.map((r) => {
     const sorted = [...r.latencies].sort((a, b) => a - b);
-    const ratio = baseline ? `${((100 * rate(r)) / rate(baseline)).toFixed(1)} %` : "-";
-    return [r.scenario, String(r.requests), String(r.concurrency), rate(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
+    const ratio = baseline ? `${((100 * rateOf(r)) / rateOf(baseline)).toFixed(1)} %` : "-";
+    return [r.scenario, String(r.requests), String(r.concurrency), rateOf(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
@@ -315,27 +317,25 @@ function printRounds(results: Result[]) {
 
 /** One line per target of the run: the figure, the target, and whether it is met. */
 function verdicts(results: Result[]): string[] {
-  const byName = (prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
   const baseline = baselineOf(results);
   const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
-  const rate = (r: Result) => r.requests / r.seconds;
   const lines: string[] = [];
   const mark = (met: boolean) => (met ? "met" : "NOT met");
   for (const [prefix, min] of [["GET /v1/tools?limit=100", 70], ["GET /v1/identity/whoami", 90], ["POST /v1/tools", 35]] as const) {
-    const r = byName(prefix);
+    const r = rowNamed(results, prefix);
     if (!r || !baseline) continue;
-    const share = (100 * rate(r)) / rate(baseline);
+    const share = (100 * rateOf(r)) / rateOf(baseline);
     lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
   }
   for (const r of results.filter((r) => r.scenario.includes("/v1/"))) {
     const p99 = p99Of(r);
     lines.push(`target: ${r.scenario} p99 < 50 ms at concurrency ${r.concurrency}: ${p99.toFixed(2)} ms (${mark(p99 < 50)})`);
   }
-  const post = byName("POST /v1/tools");
-  const barePost = byName(BARE_POST);
+  const post = rowNamed(results, "POST /v1/tools");
+  const barePost = rowNamed(results, BARE_POST);
   if (post && barePost) {
     lines.push(
-      `reference (not a target): ${BARE_POST}: ${rate(barePost).toFixed(1)} req/s, p99 ${p99Of(barePost).toFixed(2)} ms; POST /v1/tools is ${((100 * rate(post)) / rate(barePost)).toFixed(1)} % of its rate, its p99 ${(p99Of(post) / p99Of(barePost)).toFixed(2)}× its p99`,
+      `reference (not a target): ${BARE_POST}: ${rateOf(barePost).toFixed(1)} req/s, p99 ${p99Of(barePost).toFixed(2)} ms; POST /v1/tools is ${((100 * rateOf(post)) / rateOf(barePost)).toFixed(1)} % of its rate, its p99 ${(p99Of(post) / p99Of(barePost)).toFixed(2)}× its p99`,
     );
   }
   return lines;
