@@ -13,11 +13,11 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "components/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "scripts/**/*.test.ts", "components/**/*.test.ts", "bench/**/*.test.ts"],
           // Projects do not inherit the root's testTimeout; a few unit tests use a real database or compile
           // hundreds of schemas and need more than vitest's 5 s on a loaded 2-core machine.
           testTimeout: 30_000,
-          exclude: ["**/*.integration.test.ts", "node_modules/**"],
+          exclude: ["**/*.integration.test.ts", "**/node_modules/**"],
         },
       },
       {

@@ -56,16 +56,9 @@ import { performance } from "node:perf_hooks";
 import { benchToolManifest, cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
+import { BARE_POST, BASELINE, LIST_TOOLS, POST_TOOLS, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
 
 const MIN_TOOLS_FOR_LIST = 300;
-/** The row every share is of, and the bare POST shown beside POST /v1/tools. */
-const BASELINE = "GET /constant (bare Next.js)";
-/** The row whose scenario starts with `prefix` (absent when it was not measured). */
-const rowNamed = (results: Result[], prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
-/** The bare route's row, which every share is of. */
-const baselineOf = (results: Result[]) => rowNamed(results, BASELINE);
-const rateOf = (r: Result) => r.requests / r.seconds;
-const BARE_POST = "POST /echo (bare Next.js, same bodies)";
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 /** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
 let interrupted = false;
@@ -174,7 +167,6 @@ function parseArgs(argv: string[]): Options {
 // Load generation
 
 type RequestSpec = { method: string; url: string; headers?: Record<string, string>; body?: string };
-type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[]; roundP99s: number[] };
 
 /** Issues `count` requests built by `make(i)` with `concurrency` workers; every response body is read in full. */
 async function runLoad(client: LoadClient, scenario: string, count: number, concurrency: number, make: (i: number) => RequestSpec): Promise<Result> {
@@ -252,22 +244,6 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
   return results;
 }
 
-/** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the last row, the bare Next.js route). */
-function printTable(results: Result[]) {
-  const header = ["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"];
-  const baseline = baselineOf(results);
-  const rows = results.map((r) => {
-    const sorted = [...r.latencies].sort((a, b) => a - b);
-    const ratio = baseline ? `${((100 * rateOf(r)) / rateOf(baseline)).toFixed(1)} %` : "-";
-    return [r.scenario, String(r.requests), String(r.concurrency), rateOf(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Servers
 
@@ -280,66 +256,6 @@ function toolManifest() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-
-/**
- * Each scenario's requests per second in each round, in order. A row that climbs from round to round while the bare
- * route's does not is a server still warming up (raise --warmup); all rows moving together is the machine drifting.
- */
-function printRounds(results: Result[]) {
-  if ((results[0]?.roundRates.length ?? 0) <= 1) return;
-  const width = Math.max(...results.map((r) => r.scenario.length));
-  console.log("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
-  for (const r of results) {
-    const first = r.roundRates[0];
-    const last = r.roundRates[r.roundRates.length - 1];
-    console.log(`  ${r.scenario.padEnd(width)}  ${r.roundRates.map((rate) => rate.toFixed(0).padStart(6)).join(" ")}   last/first ${(last / first).toFixed(2)}`);
-  }
-  console.log("p99 ms by round:");
-  for (const r of results) console.log(`  ${r.scenario.padEnd(width)}  ${r.roundP99s.map((p99) => p99.toFixed(1).padStart(6)).join(" ")}`);
-  // Each round's share of the bare route's rate in the same round: how far the machine moved the shares within this run.
-  // The targets are judged on the whole run's rates (the table), not on these.
-  const baseline = baselineOf(results);
-  if (baseline) {
-    console.log("share of the bare route's rate, round by round (the targets use the whole run's rates, above):");
-    for (const r of results.filter((r) => r !== baseline)) {
-      // A scenario with fewer requests than rounds has no block in some rounds: its rates do not pair with the baseline's.
-      if (r.roundRates.length !== baseline.roundRates.length) {
-        console.log(`  ${r.scenario.padEnd(width)}  (not measured in every round)`);
-        continue;
-      }
-      const shares = r.roundRates.map((rate, i) => (100 * rate) / baseline.roundRates[i]);
-      const sorted = [...shares].sort((a, b) => a - b);
-      console.log(`  ${r.scenario.padEnd(width)}  ${shares.map((share) => `${share.toFixed(0)}%`.padStart(6)).join(" ")}   median ${percentile(sorted, 50).toFixed(1)} %, range ${sorted[0].toFixed(0)}-${sorted[sorted.length - 1].toFixed(0)} %`);
-    }
-  }
-  console.log("");
-}
-
-/** One line per target of the run: the figure, the target, and whether it is met. */
-function verdicts(results: Result[]): string[] {
-  const baseline = baselineOf(results);
-  const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
-  const lines: string[] = [];
-  const mark = (met: boolean) => (met ? "met" : "NOT met");
-  for (const [prefix, min] of [["GET /v1/tools?limit=100", 70], ["GET /v1/identity/whoami", 90], ["POST /v1/tools", 35]] as const) {
-    const r = rowNamed(results, prefix);
-    if (!r || !baseline) continue;
-    const share = (100 * rateOf(r)) / rateOf(baseline);
-    lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
-  }
-  for (const r of results.filter((r) => r.scenario.includes("/v1/"))) {
-    const p99 = p99Of(r);
-    lines.push(`target: ${r.scenario} p99 < 50 ms at concurrency ${r.concurrency}: ${p99.toFixed(2)} ms (${mark(p99 < 50)})`);
-  }
-  const post = rowNamed(results, "POST /v1/tools");
-  const barePost = rowNamed(results, BARE_POST);
-  if (post && barePost) {
-    lines.push(
-      `reference (not a target): ${BARE_POST}: ${rateOf(barePost).toFixed(1)} req/s, p99 ${p99Of(barePost).toFixed(2)} ms; POST /v1/tools is ${((100 * rateOf(post)) / rateOf(barePost)).toFixed(1)} % of its rate, its p99 ${(p99Of(post) / p99Of(barePost)).toFixed(2)}× its p99`,
-    );
-  }
-  return lines;
-}
 
 async function main() {
   let options: Options;
@@ -406,9 +322,9 @@ async function main() {
 
     const scenarios: Scenario[] = (
       [
-        { key: "post", name: "POST /v1/tools", count: options.postRequests, make: registerTool },
-        { key: "list", name: "GET /v1/tools?limit=100", count: options.listRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth }) },
-        { key: "whoami", name: "GET /v1/identity/whoami (empty /v1 route)", count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
+        { key: "post", name: POST_TOOLS, count: options.postRequests, make: registerTool },
+        { key: "list", name: LIST_TOOLS, count: options.listRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/tools?limit=100`, headers: auth }) },
+        { key: "whoami", name: WHOAMI, count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
         { key: "bare-post", name: BARE_POST, count: options.postRequests, make: echoRequest },
         { key: "bare", name: BASELINE, count: options.constantRequests, make: () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }) },
       ] satisfies Scenario[]
@@ -454,9 +370,11 @@ async function main() {
     await server.stop();
 
     console.log("");
-    printTable(results);
+    for (const line of tableLines(results)) console.log(line);
     console.log("");
-    printRounds(results);
+    const rounds = roundLines(results);
+    for (const line of rounds) console.log(line);
+    if (rounds.length) console.log("");
     for (const line of verdicts(results)) console.log(line);
     const failing = results.filter((r) => r.errors > 0);
     for (const r of failing) console.warn(`\nWARNING: ${r.scenario} had ${r.errors} errors (non-2xx or failed requests); figures are not valid. Samples: ${r.errorSamples.join(" | ")}`);

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { BARE_POST, BASELINE, LIST_TOOLS as LIST, POST_TOOLS as POST, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
+
+/** A measured row: `requests` over `seconds`, latencies as given, one round per entry of `roundRates`. */
+function row(scenario: string, requests: number, seconds: number, options: { latencies?: number[]; roundRates?: number[]; roundP99s?: number[]; errors?: number } = {}): Result {
+  const roundRates = options.roundRates ?? [requests / seconds];
+  return {
+    scenario,
+    requests,
+    concurrency: 16,
+    seconds,
+    latencies: options.latencies ?? [10],
+    errors: options.errors ?? 0,
+    errorSamples: [],
+    warmupErrors: 0,
+    roundRates,
+    roundP99s: options.roundP99s ?? roundRates.map(() => 10),
+  };
+}
+
+/** `count` latencies: all `base` ms but the slowest `slow` of them, which take `tail` ms. */
+function latencies(count: number, base: number, slow: number, tail: number): number[] {
+  return Array.from({ length: count }, (_, i) => (i < count - slow ? base : tail));
+}
+
+
+describe("verdicts", () => {
+  it("judges each share on the whole run's rates, the target itself counting as met", () => {
+    // The bare route: 1,000 req/s. whoami exactly 90 %, the list just under 70 %, POST well over 35 %.
+    const lines = verdicts([row(POST, 400, 1), row(LIST, 699, 1), row(WHOAMI, 900, 1), row(BASELINE, 2000, 2)]);
+    expect(lines).toContain("target: GET /v1/tools?limit=100 >= 70 % of the bare route: 69.9 % (NOT met)");
+    expect(lines).toContain("target: GET /v1/identity/whoami >= 90 % of the bare route: 90.0 % (met)");
+    expect(lines).toContain("target: POST /v1/tools >= 35 % of the bare route: 40.0 % (met)");
+  });
+
+  it("uses the rate over the summed time, not the mean of the rounds' rates", () => {
+    // whoami: 900 requests in 1 s (rounds of 1,200 and 600 req/s average 900, but the share is of the whole run).
+    const lines = verdicts([row(WHOAMI, 900, 1.2, { roundRates: [1200, 600] }), row(BASELINE, 1000, 1, { roundRates: [1000, 1000] })]);
+    expect(lines).toContain("target: GET /v1/identity/whoami >= 90 % of the bare route: 75.0 % (NOT met)");
+  });
+
+  it("gives every /v1 row a p99 verdict under 50 ms, strictly, and none to the bare rows", () => {
+    // 100 latencies: the p99 (nearest rank) is the 99th smallest.
+    const lines = verdicts([
+      row(POST, 100, 1, { latencies: latencies(100, 20, 2, 50) }),
+      row(WHOAMI, 100, 1, { latencies: latencies(100, 20, 1, 500) }),
+      row(BARE_POST, 100, 1, { latencies: latencies(100, 20, 2, 80) }),
+      row(BASELINE, 100, 1, { latencies: latencies(100, 20, 2, 90) }),
+    ]);
+    expect(lines).toContain("target: POST /v1/tools p99 < 50 ms at concurrency 16: 50.00 ms (NOT met)");
+    expect(lines).toContain("target: GET /v1/identity/whoami (empty /v1 route) p99 < 50 ms at concurrency 16: 20.00 ms (met)");
+    expect(lines.filter((line) => line.includes("p99 <"))).toHaveLength(2);
+  });
+
+  it("sets POST /v1/tools beside the bare POST as a reference, not a target", () => {
+    const lines = verdicts([row(POST, 500, 1, { latencies: latencies(100, 30, 1, 40) }), row(BARE_POST, 1000, 1, { latencies: latencies(100, 20, 1, 25) }), row(BASELINE, 1000, 1)]);
+    expect(lines.at(-1)).toBe(`reference (not a target): ${BARE_POST}: 1000.0 req/s, p99 20.00 ms; POST /v1/tools is 50.0 % of its rate, its p99 1.50× its p99`);
+    expect(lines.filter((line) => line.startsWith("target:") && line.includes("POST /echo"))).toEqual([]);
+  });
+
+  it("has no share verdict for a row or a bare route that was not measured", () => {
+    expect(verdicts([row(WHOAMI, 900, 1), row(BASELINE, 1000, 1)]).filter((line) => line.includes("% of the bare route"))).toEqual([
+      "target: GET /v1/identity/whoami >= 90 % of the bare route: 90.0 % (met)",
+    ]);
+    // Without the bare route only the p99s can be judged.
+    expect(verdicts([row(POST, 100, 1), row(WHOAMI, 100, 1)]).every((line) => line.includes("p99 <"))).toBe(true);
+  });
+});
+
+describe("tableLines", () => {
+  it("prints each row's rate and its share of the bare route's, with the latencies' percentiles", () => {
+    const [header, rule, whoami, bare] = tableLines([row(WHOAMI, 820, 1, { latencies: latencies(100, 12, 1, 30), errors: 0 }), row(BASELINE, 2000, 2, { latencies: [5, 6, 7] })]);
+    expect(header.split(/\s{2,}/)).toEqual(["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"]);
+    expect(rule).toMatch(/^-+( {2}-+){8}$/);
+    expect(whoami.split(/\s{2,}/)).toEqual([WHOAMI, "820", "16", "820.0", "82.0 %", "12.00", "12.00", "12.00", "0"]);
+    expect(bare.split(/\s{2,}/)).toEqual([BASELINE, "2000", "16", "1000.0", "100.0 %", "6.00", "7.00", "7.00", "0"]);
+  });
+
+  it("has no share without the bare route", () => {
+    expect(tableLines([row(WHOAMI, 100, 1)])[2].split(/\s{2,}/)[4]).toBe("-");
+  });
+});
+
+describe("roundLines", () => {
+  it("pairs each round's rate with the bare route's in the same round", () => {
+    // The machine sped up in round 2: both servers by a quarter, so whoami's share did not move.
+    const lines = roundLines([row(WHOAMI, 1800, 2, { roundRates: [800, 1000] }), row(BASELINE, 2250, 2, { roundRates: [1000, 1250] })]);
+    const shares = lines.slice(lines.findIndex((line) => line.startsWith("share of the bare route's rate")) + 1);
+    expect(shares).toEqual([`  ${WHOAMI}  ${"80%".padStart(6)} ${"80%".padStart(6)}   median 80.0 %, range 80-80 %`]);
+    expect(lines.find((line) => line.includes(WHOAMI) && line.includes("last/first"))).toContain("last/first 1.25");
+  });
+
+  it("does not pair a row measured in fewer rounds than the bare route", () => {
+    const lines = roundLines([row(POST, 2, 1, { roundRates: [1, 1] }), row(BASELINE, 3000, 3, { roundRates: [1000, 1000, 1000] })]);
+    const shares = lines.slice(lines.findIndex((line) => line.startsWith("share of the bare route's rate")) + 1);
+    expect(shares).toEqual([`  ${POST.padEnd(BASELINE.length)}  (not measured in every round)`]);
+  });
+
+  it("prints nothing for a run of one round", () => {
+    expect(roundLines([row(WHOAMI, 100, 1), row(BASELINE, 100, 1)])).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * What `bench/api-throughput.ts` prints once its rounds are measured: the table, the rates and shares round by round,
+ * and one verdict line per target of issue 11's `/v1` rows. Pure functions of the measured rows (tested in
+ * api-report.test.ts); the bench prints the lines they return.
+ */
+import { percentile } from "./common";
+
+/** One scenario's measured requests: the sum of its blocks, with each block's rate and p99 in order. */
+export type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[]; roundP99s: number[] };
+
+/** The product's rows. */
+export const POST_TOOLS = "POST /v1/tools";
+export const LIST_TOOLS = "GET /v1/tools?limit=100";
+export const WHOAMI = "GET /v1/identity/whoami (empty /v1 route)";
+/** The row every share is of. */
+export const BASELINE = "GET /constant (bare Next.js)";
+/** The bare POST shown beside POST /v1/tools. */
+export const BARE_POST = "POST /echo (bare Next.js, same bodies)";
+/** The targets on a share of the bare route's rate: the row's scenario prefix and the least share, in per cent. */
+export const SHARE_TARGETS = [
+  [LIST_TOOLS, 70],
+  ["GET /v1/identity/whoami", 90],
+  [POST_TOOLS, 35],
+] as const;
+/** Every `/v1` row's p99 must stay under this, in milliseconds. */
+export const P99_LIMIT_MS = 50;
+
+/** The row whose scenario starts with `prefix` (absent when it was not measured). */
+export const rowNamed = (results: Result[], prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
+/** The bare route's row, which every share is of. */
+export const baselineOf = (results: Result[]) => rowNamed(results, BASELINE);
+export const rateOf = (r: Result) => r.requests / r.seconds;
+const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
+
+/** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the bare Next.js route). */
+export function tableLines(results: Result[]): string[] {
+  const header = ["scenario", "requests", "concurrency", "req/s", "vs bare", "p50 ms", "p90 ms", "p99 ms", "errors"];
+  const baseline = baselineOf(results);
+  const rows = results.map((r) => {
+    const sorted = [...r.latencies].sort((a, b) => a - b);
+    const ratio = baseline ? `${((100 * rateOf(r)) / rateOf(baseline)).toFixed(1)} %` : "-";
+    return [r.scenario, String(r.requests), String(r.concurrency), rateOf(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)];
+}
+
+/**
+ * Each scenario's requests per second in each round, in order. A row that climbs from round to round while the bare
+ * route's does not is a server still warming up (raise --warmup); all rows moving together is the machine drifting.
+ * Nothing when the run had one round.
+ */
+export function roundLines(results: Result[]): string[] {
+  if ((results[0]?.roundRates.length ?? 0) <= 1) return [];
+  const lines: string[] = [];
+  const width = Math.max(...results.map((r) => r.scenario.length));
+  lines.push("req/s by round (a row rising while the others stay flat is still warming up: raise --warmup):");
+  for (const r of results) {
+    const first = r.roundRates[0];
+    const last = r.roundRates[r.roundRates.length - 1];
+    lines.push(`  ${r.scenario.padEnd(width)}  ${r.roundRates.map((rate) => rate.toFixed(0).padStart(6)).join(" ")}   last/first ${(last / first).toFixed(2)}`);
+  }
+  lines.push("p99 ms by round:");
+  for (const r of results) lines.push(`  ${r.scenario.padEnd(width)}  ${r.roundP99s.map((p99) => p99.toFixed(1).padStart(6)).join(" ")}`);
+  // Each round's share of the bare route's rate in the same round: how far the machine moved the shares within this run.
+  // The targets are judged on the whole run's rates (the table), not on these.
+  const baseline = baselineOf(results);
+  if (baseline) {
+    lines.push("share of the bare route's rate, round by round (the targets use the whole run's rates, above):");
+    for (const r of results.filter((r) => r !== baseline)) {
+      // A scenario with fewer requests than rounds has no block in some rounds: its rates do not pair with the baseline's.
+      if (r.roundRates.length !== baseline.roundRates.length) {
+        lines.push(`  ${r.scenario.padEnd(width)}  (not measured in every round)`);
+        continue;
+      }
+      const shares = r.roundRates.map((rate, i) => (100 * rate) / baseline.roundRates[i]);
+      const sorted = [...shares].sort((a, b) => a - b);
+      lines.push(`  ${r.scenario.padEnd(width)}  ${shares.map((share) => `${share.toFixed(0)}%`.padStart(6)).join(" ")}   median ${percentile(sorted, 50).toFixed(1)} %, range ${sorted[0].toFixed(0)}-${sorted[sorted.length - 1].toFixed(0)} %`);
+    }
+  }
+  return lines;
+}
+
+/** One line per target of the run: the figure, the target, and whether it is met; a target whose rows were not measured has none. */
+export function verdicts(results: Result[]): string[] {
+  const baseline = baselineOf(results);
+  const lines: string[] = [];
+  const mark = (met: boolean) => (met ? "met" : "NOT met");
+  for (const [prefix, min] of SHARE_TARGETS) {
+    const r = rowNamed(results, prefix);
+    if (!r || !baseline) continue;
+    const share = (100 * rateOf(r)) / rateOf(baseline);
+    lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
+  }
+  for (const r of results.filter((r) => r.scenario.includes("/v1/"))) {
+    const p99 = p99Of(r);
+    lines.push(`target: ${r.scenario} p99 < ${P99_LIMIT_MS} ms at concurrency ${r.concurrency}: ${p99.toFixed(2)} ms (${mark(p99 < P99_LIMIT_MS)})`);
+  }
+  const post = rowNamed(results, POST_TOOLS);
+  const barePost = rowNamed(results, BARE_POST);
+  if (post && barePost) {
+    lines.push(
+      `reference (not a target): ${BARE_POST}: ${rateOf(barePost).toFixed(1)} req/s, p99 ${p99Of(barePost).toFixed(2)} ms; POST /v1/tools is ${((100 * rateOf(post)) / rateOf(barePost)).toFixed(1)} % of its rate, its p99 ${(p99Of(post) / p99Of(barePost)).toFixed(2)}× its p99`,
+    );
+  }
+  return lines;
+}
