@@ -54,8 +54,10 @@
  * (b, f, c) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
  * code and PGlite's. The p50 of (b) and (f) in each quarter of the measured turns is printed under the table, so a run
  * shows whether a row was still warming up; `BENCH_IN_PROCESS_WARMUP=0 BENCH_IN_PROCESS_TURNS=4000` shows the curve
- * itself (README, "the tenth machine"). Output: an aligned table, then one JSON line with every figure. Exit code 1
- * when a measured turn failed.
+ * itself (README, "the tenth machine"). Output: an aligned table, the ratio and its quarters, the HTTP rows beside
+ * their floor, one verdict line per target this run can judge (p50 of (b) <= 3 ms and (b)/(f) <= 1.5x on either
+ * backend; on PostgreSQL also (b50) >= 400 turns/s with 50 in flight and (a) >= 120 turns/s one at a time and >= 250
+ * at 8), then one JSON line with every figure. Exit code 1 when a measured turn failed.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -63,10 +65,11 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { cleanupOnExit, DEFAULT_PG_URL, jsonOrUndefined, loadClient, percentile, postJson, type Cleanup } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, jsonOrUndefined, loadClient, postJson, type Cleanup } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
+import { figures, httpLines, quarterLines, ratioOf, tableLines, unavailable, verdicts, type Row } from "./kernel-report";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
 import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
 import { pgliteRawQuery, statementName } from "../lib/db";
@@ -135,82 +138,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Figures
-
-type Row = {
-  id: string;
-  label: string;
-  available: boolean;
-  /** Why the row has no figures (only when not available). */
-  reason?: string;
-  turns: number;
-  concurrency: number;
-  failures: number;
-  warmupFailures: number;
-  seconds: number;
-  latencies: number[];
-  failureSamples: string[];
-  note: string;
-};
-
-const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
-
-/** Throughput and latency percentiles of a measured row (ms; NaN without turns). */
-function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
-  const sorted = [...row.latencies].sort((a, b) => a - b);
-  return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-}
-
-/**
- * The p50 of (b) and (f) in each quarter of their measured turns, in the order they ran, and the ratio per quarter: a
- * row still falling from one quarter to the next was measured before it was warm (raise BENCH_IN_PROCESS_WARMUP).
- */
-function printByQuarter(b: Row, f: Row): void {
-  const quarters = (row: Row) => [0, 1, 2, 3].map((q) => {
-    const part = row.latencies.slice(Math.floor((q * row.latencies.length) / 4), Math.floor(((q + 1) * row.latencies.length) / 4));
-    return percentile(part.sort((x, y) => x - y), 50);
-  });
-  const [qb, qf] = [quarters(b), quarters(f)];
-  console.log(`p50 ms by quarter of the measured turns (a row still falling is still warming up):`);
-  console.log(`  ${b.label.padEnd(36)} ${qb.map((v) => v.toFixed(3).padStart(7)).join(" ")}`);
-  console.log(`  ${f.label.padEnd(36)} ${qf.map((v) => v.toFixed(3).padStart(7)).join(" ")}`);
-  console.log(`  ${"ratio (b)/(f)".padEnd(36)} ${qb.map((v, i) => `${(v / qf[i]).toFixed(2)}×`.padStart(7)).join(" ")}`);
-}
-
-/** A row as it goes into the JSON line. */
-function figures(row: Row) {
-  if (!row.available) return { id: row.id, label: row.label, available: false, reason: row.reason };
-  const { turnsPerSecond, p50, p99 } = stats(row);
-  const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
-  return {
-    id: row.id,
-    label: row.label,
-    available: true,
-    turns: row.turns,
-    concurrency: row.concurrency,
-    failures: row.failures,
-    warmupFailures: row.warmupFailures,
-    seconds: round(row.seconds, 3),
-    turnsPerSecond: round(turnsPerSecond, 1),
-    p50Ms: round(p50, 3),
-    p99Ms: round(p99, 3),
-    note: row.note,
-  };
-}
-
-function printTable(rows: Row[]): void {
-  const header = ["row", "turns", "conc", "failures", "turns/s", "p50 ms", "p99 ms", "note"];
-  const cells = rows.map((row) => {
-    if (!row.available) return [row.label, "-", "-", "-", "-", "-", "-", row.reason ?? ""];
-    const { turnsPerSecond, p50, p99 } = stats(row);
-    return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p99.toFixed(3), row.note];
-  });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((cell, i) => (i >= 1 && i <= 6 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ").trimEnd();
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const c of cells) console.log(line(c));
-}
+// Measuring (the figures and verdicts printed from the rows: bench/kernel-report.ts)
 
 /** One sequential row being measured: its turn (true when it completed), and what was measured so far. */
 type Meter = { id: string; label: string; note: string; once: () => Promise<boolean>; samples: string[]; latencies: number[]; failures: number; warmupFailures: number; seconds: number };
@@ -623,19 +551,16 @@ async function main(): Promise<void> {
   }
 
   console.log("");
-  printTable(rows);
+  for (const line of tableLines(rows)) console.log(line);
   const b = rows.find((row) => row.id === "b" && row.available);
   const f = rows.find((row) => row.id === "f" && row.available);
-  const ratio = b && f ? stats(b).p50 / stats(f).p50 : null;
+  const ratio = ratioOf(rows);
   if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
-  if (b && f) printByQuarter(b, f);
-  const byId = (id: string) => rows.find((row) => row.id === id && row.available && row.turns > 0);
-  const [a1, h1, a8, h8] = ["a1", "h1", "a8", "h8"].map(byId);
-  if (a1 && h1) {
-    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${stats(h1).p50.toFixed(3)} ms = ${(stats(b).p50 + stats(h1).p50).toFixed(3)} ms` : ` against (h) ${stats(h1).p50.toFixed(3)} ms`;
-    console.log(`HTTP one at a time, p50: (a) ${stats(a1).p50.toFixed(3)} ms${parts}`);
-  }
-  if (a8 && h8) console.log(`HTTP ${a8.concurrency} at once: (a) ${stats(a8).turnsPerSecond.toFixed(1)} turns/s, ${((100 * stats(a8).turnsPerSecond) / stats(h8).turnsPerSecond).toFixed(1)} % of (h)'s ${stats(h8).turnsPerSecond.toFixed(1)} requests/s`);
+  if (b && f) for (const line of quarterLines(b, f)) console.log(line);
+  for (const line of httpLines(rows)) console.log(line);
+  const judged = verdicts(rows, options.backend);
+  if (judged.length) console.log("");
+  for (const line of judged) console.log(line);
   for (const row of rows.filter((r) => r.failures > 0 || r.warmupFailures > 0))
     console.warn(`\nWARNING: ${row.label}: ${row.failures} failed turns (+${row.warmupFailures} in the warm-up)${row.failures ? "; its figures are not valid" : ""}. Samples: ${row.failureSamples.join(" | ")}`);
   console.log(JSON.stringify({ bench: "kernel-turns", machine, backend: options.backend, turn: "dev-echo current-time UTC", warmup: { http: options.httpWarmup, inProcess: options.inProcessWarmup }, rows: rows.map(figures), ratioBToF: ratio === null ? null : Number(ratio.toFixed(2)) }));

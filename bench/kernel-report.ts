@@ -1,0 +1,138 @@
+/**
+ * What `bench/kernel-turns.ts` prints once its rows are measured: the table, the (b)/(f) ratio and its quarters, the
+ * HTTP comparison with the bare route, one verdict line per target of issue 11's kernel rows, and the JSON line's
+ * figures. Pure functions of the measured rows (tested in kernel-report.test.ts); the bench prints what they return.
+ */
+import { percentile } from "./common";
+
+export type Row = {
+  id: string;
+  label: string;
+  available: boolean;
+  /** Why the row has no figures (only when not available). */
+  reason?: string;
+  turns: number;
+  concurrency: number;
+  failures: number;
+  warmupFailures: number;
+  seconds: number;
+  latencies: number[];
+  failureSamples: string[];
+  note: string;
+};
+
+export type Backend = "pglite" | "postgresql";
+
+/** The targets: (b)'s p50 and the (b)/(f) ratio on both backends; (b50) and (a) on PostgreSQL. */
+export const KERNEL_TARGETS = { p50Ms: 3, ratio: 1.5, inFlight: 50, inFlightTurnsPerSecond: 400, httpSequentialTurnsPerSecond: 120, httpConcurrentTurnsPerSecond: 250, httpConcurrency: 8 } as const;
+
+export const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
+
+/** Throughput and latency percentiles of a measured row (ms; NaN without turns). */
+export function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
+  const sorted = [...row.latencies].sort((a, b) => a - b);
+  return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+}
+
+/** The measured row with this id (absent when it was not run or not available). */
+const measured = (rows: Row[], id: string) => rows.find((row) => row.id === id && row.available && row.turns > 0);
+
+/** p50 of (b) over p50 of (f); null unless both were measured. */
+export function ratioOf(rows: Row[]): number | null {
+  const [b, f] = [measured(rows, "b"), measured(rows, "f")];
+  return b && f ? stats(b).p50 / stats(f).p50 : null;
+}
+
+/**
+ * The p50 of (b) and (f) in each quarter of their measured turns, in the order they ran, and the ratio per quarter: a
+ * row still falling from one quarter to the next was measured before it was warm (raise BENCH_IN_PROCESS_WARMUP).
+ */
+export function quarterLines(b: Row, f: Row): string[] {
+  const quarters = (row: Row) =>
+    [0, 1, 2, 3].map((q) => {
+      const part = row.latencies.slice(Math.floor((q * row.latencies.length) / 4), Math.floor(((q + 1) * row.latencies.length) / 4));
+      return percentile(part.sort((x, y) => x - y), 50);
+    });
+  const [qb, qf] = [quarters(b), quarters(f)];
+  return [
+    `p50 ms by quarter of the measured turns (a row still falling is still warming up):`,
+    `  ${b.label.padEnd(36)} ${qb.map((v) => v.toFixed(3).padStart(7)).join(" ")}`,
+    `  ${f.label.padEnd(36)} ${qf.map((v) => v.toFixed(3).padStart(7)).join(" ")}`,
+    `  ${"ratio (b)/(f)".padEnd(36)} ${qb.map((v, i) => `${(v / qf[i]).toFixed(2)}×`.padStart(7)).join(" ")}`,
+  ];
+}
+
+/** A row as it goes into the JSON line. */
+export function figures(row: Row) {
+  if (!row.available) return { id: row.id, label: row.label, available: false, reason: row.reason };
+  const { turnsPerSecond, p50, p99 } = stats(row);
+  const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
+  return {
+    id: row.id,
+    label: row.label,
+    available: true,
+    turns: row.turns,
+    concurrency: row.concurrency,
+    failures: row.failures,
+    warmupFailures: row.warmupFailures,
+    seconds: round(row.seconds, 3),
+    turnsPerSecond: round(turnsPerSecond, 1),
+    p50Ms: round(p50, 3),
+    p99Ms: round(p99, 3),
+    note: row.note,
+  };
+}
+
+export function tableLines(rows: Row[]): string[] {
+  const header = ["row", "turns", "conc", "failures", "turns/s", "p50 ms", "p99 ms", "note"];
+  const cells = rows.map((row) => {
+    if (!row.available) return [row.label, "-", "-", "-", "-", "-", "-", row.reason ?? ""];
+    const { turnsPerSecond, p50, p99 } = stats(row);
+    return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p99.toFixed(3), row.note];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((cell, i) => (i >= 1 && i <= 6 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ").trimEnd();
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)];
+}
+
+/** (a) beside its HTTP floor: one at a time against (b) + (h), and at concurrency as a share of (h)'s rate. */
+export function httpLines(rows: Row[]): string[] {
+  const lines: string[] = [];
+  const [b, a1, h1, a8, h8] = ["b", "a1", "h1", "a8", "h8"].map((id) => measured(rows, id));
+  if (a1 && h1) {
+    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${stats(h1).p50.toFixed(3)} ms = ${(stats(b).p50 + stats(h1).p50).toFixed(3)} ms` : ` against (h) ${stats(h1).p50.toFixed(3)} ms`;
+    lines.push(`HTTP one at a time, p50: (a) ${stats(a1).p50.toFixed(3)} ms${parts}`);
+  }
+  if (a8 && h8) lines.push(`HTTP ${a8.concurrency} at once: (a) ${stats(a8).turnsPerSecond.toFixed(1)} turns/s, ${((100 * stats(a8).turnsPerSecond) / stats(h8).turnsPerSecond).toFixed(1)} % of (h)'s ${stats(h8).turnsPerSecond.toFixed(1)} requests/s`);
+  return lines;
+}
+
+/**
+ * One line per target this run can judge: the figure, the target, and whether it is met. A row with failed turns has
+ * no valid figures: its target is not met. The throughput targets are PostgreSQL's; on PGlite one line says so.
+ */
+export function verdicts(rows: Row[], backend: Backend): string[] {
+  const T = KERNEL_TARGETS;
+  const lines: string[] = [];
+  const judged = (row: Row, met: boolean) => (row.failures > 0 ? `NOT met: ${row.failures} failed turns` : met ? "met" : "NOT met");
+  const b = measured(rows, "b");
+  if (b) lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${stats(b).p50.toFixed(3)} ms (${judged(b, stats(b).p50 <= T.p50Ms)})`);
+  const ratio = ratioOf(rows);
+  const f = measured(rows, "f");
+  if (b && f && ratio !== null) lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${ratio.toFixed(2)}× (${judged(f.failures > 0 ? f : b, ratio <= T.ratio)})`);
+  if (backend !== "postgresql") {
+    if (rows.some((row) => ["b50", "a1", "a8"].includes(row.id) && row.available)) lines.push(`(the targets for (b50) and (a) are PostgreSQL's: --backend pg judges them)`);
+    return lines;
+  }
+  const b50 = measured(rows, "b50");
+  if (b50 && b50.concurrency === T.inFlight)
+    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${stats(b50).turnsPerSecond.toFixed(1)} (${judged(b50, stats(b50).turnsPerSecond >= T.inFlightTurnsPerSecond)})`);
+  else if (b50) lines.push(`(the target for (b50) is at ${T.inFlight} in flight; this run had ${b50.concurrency}: BENCH_IN_FLIGHT=${T.inFlight} judges it)`);
+  const a1 = measured(rows, "a1");
+  if (a1) lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${stats(a1).turnsPerSecond.toFixed(1)} (${judged(a1, stats(a1).turnsPerSecond >= T.httpSequentialTurnsPerSecond)})`);
+  const a8 = measured(rows, "a8");
+  if (a8 && a8.concurrency === T.httpConcurrency)
+    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${stats(a8).turnsPerSecond.toFixed(1)} (${judged(a8, stats(a8).turnsPerSecond >= T.httpConcurrentTurnsPerSecond)})`);
+  else if (a8) lines.push(`(the target for (a) in flight is at concurrency ${T.httpConcurrency}; this run had ${a8.concurrency}: BENCH_CONCURRENCY=${T.httpConcurrency} judges it)`);
+  return lines;
+}
