@@ -1,4 +1,5 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -94,6 +95,33 @@ describe("strict permissions", () => {
   it("the same handler under context-isolated is not confined (documented)", async () => {
     const read = await call(manifest("escape.mjs", "context-isolated"), { action: "read", path: __filename });
     expect(read.outcome).toMatchObject({ ok: true });
+  });
+});
+
+describe("strict sandboxes and the process's exit", () => {
+  it("a process that exits with a strict sandbox pooled leaves no temporary folder behind", () => {
+    // A child process runs one strict call (its sandbox stays pooled, with its folder) and exits; TMPDIR is a folder
+    // of this test's, so the sandbox's folder is created there.
+    const scratch = mkdtempSync(join(tmpdir(), "handler-exit-"));
+    try {
+      const script = `
+        import { readdirSync } from "node:fs";
+        const { invokeHandlerTool } = await import(${JSON.stringify(resolve(__dirname, "invoke.ts"))});
+        const manifest = { id: "acme.test", version: "1.0.0", description: "test", input: { type: "object" }, output: { type: "object" }, sandbox: "strict",
+          codeArtifactRef: { kind: "filesystem", modulePath: ${JSON.stringify(join(folder, "escape.mjs"))} } };
+        const outcome = await invokeHandlerTool(manifest, { action: "tmp" }, { idempotencyKey: "run_1:0.0", signal: new AbortController().signal, resolveSecret: async () => "", log: () => {} });
+        console.log(JSON.stringify({ outcome, before: readdirSync(process.env.TMPDIR) }));
+        process.exit(0);`;
+      const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: resolve(__dirname, "../../.."), env: { ...process.env, TMPDIR: scratch }, encoding: "utf8", timeout: 60_000 });
+      expect(child.status, child.stderr).toBe(0);
+      const report = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
+      expect(report.outcome).toEqual({ ok: true, output: { text: "scratch" } });
+      expect(report.before.filter((name: string) => name.startsWith("kindgi-handler-"))).toHaveLength(1);
+      // (tsx, which runs the child, keeps its cache there too.)
+      expect(readdirSync(scratch).filter((name) => name.startsWith("kindgi-handler-"))).toEqual([]);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 });
 

@@ -288,6 +288,11 @@ abstract class Sandbox {
     else this.onMessage(message);
   }
 
+  /** Stops the sandbox and removes, synchronously, what it holds on disk: the process is exiting. */
+  dispose(): void {
+    this.stop();
+  }
+
   protected ended(exit: Exit): void {
     if (this.exited) return;
     this.exited = exit;
@@ -399,6 +404,12 @@ class ChildSandbox extends Sandbox {
   stop(): void {
     this.child.kill("SIGKILL");
   }
+
+  // The exit handler above removes the folder when the child ends, but it never runs once this process is exiting.
+  dispose(): void {
+    this.stop();
+    rmSync(this.tmp, { recursive: true, force: true });
+  }
 }
 
 const pools = new Map<string, Sandbox[]>();
@@ -409,7 +420,7 @@ function create(level: Level, modulePath: string, limits: Limits): Sandbox {
   if (!exitHook) {
     exitHook = true;
     process.once("exit", () => {
-      for (const sandbox of live) sandbox.stop();
+      for (const sandbox of live) sandbox.dispose();
     });
   }
   const sandbox = level === "strict" ? new ChildSandbox(modulePath, limits) : new WorkerSandbox(modulePath, limits);
