@@ -1,11 +1,19 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { loadSessionSecret } from "@/lib/secrets/session-secret";
 
-const dataDir = () => path.join(mkdtempSync(path.join(os.tmpdir(), "kindgi-session-")), "pgdata");
+const folders: string[] = [];
+/** A data folder path in a fresh temporary folder (removed after the tests), where the key file goes beside it. */
+const dataDir = () => {
+  folders.push(mkdtempSync(path.join(os.tmpdir(), "kindgi-session-")));
+  return path.join(folders[folders.length - 1], "pgdata");
+};
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
 
 describe("loadSessionSecret", () => {
   it("prefers KINDGI_SESSION_SECRET, then NEXTAUTH_SECRET", () => {

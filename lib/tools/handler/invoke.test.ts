@@ -5,11 +5,15 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { HandlerLogLine } from "@/lib/tools/handler/context";
-import { invokeHandlerTool } from "@/lib/tools/handler/invoke";
+import { disposeSandboxes, invokeHandlerTool } from "@/lib/tools/handler/invoke";
 
 const folder = mkdtempSync(join(tmpdir(), "handler-unit-"));
 cpSync(resolve(__dirname, "../../../tests/fixtures/handlers"), folder, { recursive: true });
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
+afterAll(() => {
+  // The pooled sandboxes: vitest ends its workers without an exit event, so their folders are removed here.
+  disposeSandboxes();
+  rmSync(folder, { recursive: true, force: true });
+});
 
 const SECRET = "s3cr3t-value-9f8e7d";
 

@@ -419,13 +419,21 @@ let exitHook = false;
 function create(level: Level, modulePath: string, limits: Limits): Sandbox {
   if (!exitHook) {
     exitHook = true;
-    process.once("exit", () => {
-      for (const sandbox of live) sandbox.dispose();
-    });
+    process.once("exit", disposeSandboxes);
   }
   const sandbox = level === "strict" ? new ChildSandbox(modulePath, limits) : new WorkerSandbox(modulePath, limits);
   live.add(sandbox);
   return sandbox;
+}
+
+/**
+ * Stops every sandbox of this process and removes their folders, synchronously: at the process's exit (a process
+ * ended by a signal it does not handle has no exit event; Next.js's server exits on SIGTERM and SIGINT), and when a
+ * test file ends.
+ */
+export function disposeSandboxes(): void {
+  pools.clear();
+  for (const sandbox of live) sandbox.dispose();
 }
 
 function acquire(key: string, level: Level, modulePath: string, limits: Limits): Sandbox {
