@@ -17,19 +17,19 @@ export const BASELINE = "GET /constant (bare Next.js)";
 /** The bare POST shown beside POST /v1/tools. */
 export const BARE_POST = "POST /echo (bare Next.js, same bodies)";
 /** The targets on a share of the bare route's rate: the row's scenario prefix and the least share, in per cent. */
-export const SHARE_TARGETS = [
+const SHARE_TARGETS = [
   [LIST_TOOLS, 70],
   ["GET /v1/identity/whoami", 90],
   [POST_TOOLS, 35],
 ] as const;
 /** Every `/v1` row's p99 must stay under this, in milliseconds. */
-export const P99_LIMIT_MS = 50;
+const P99_LIMIT_MS = 50;
 
 /** The row whose scenario starts with `prefix` (absent when it was not measured). */
-export const rowNamed = (results: Result[], prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
+const rowNamed = (results: Result[], prefix: string) => results.find((r) => r.scenario.startsWith(prefix));
 /** The bare route's row, which every share is of. */
-export const baselineOf = (results: Result[]) => rowNamed(results, BASELINE);
-export const rateOf = (r: Result) => r.requests / r.seconds;
+const baselineOf = (results: Result[]) => rowNamed(results, BASELINE);
+const rateOf = (r: Result) => r.requests / r.seconds;
 const p99Of = (r: Result) => percentile([...r.latencies].sort((a, b) => a - b), 99);
 
 /** Requests/s, p50/p90/p99, and the ratio of requests/s to the baseline's (the bare Next.js route). */

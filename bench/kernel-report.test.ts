@@ -91,8 +91,10 @@ describe("the printed figures", () => {
     // (b) warms up: 4 ms in its first quarter, then 2 ms; (f) 1 ms throughout.
     const b = row("b", 8, 1, 2);
     b.latencies = [4, 4, 2, 2, 2, 2, 2, 2];
-    const lines = quarterLines(b, row("f", 8, 1, 1));
+    const lines = quarterLines([b, row("f", 8, 1, 1)]);
     expect(lines.at(-1)?.split(/\s+/).slice(-4)).toEqual(["4.00×", "2.00×", "2.00×", "2.00×"]);
+    // Without (f) there is no ratio to print.
+    expect(quarterLines([b, unavailable("f", "(f) floor", "not measured")])).toEqual([]);
   });
 
   it("sets (a) beside (b) + (h) one at a time, and as a share of (h)'s rate in flight", () => {

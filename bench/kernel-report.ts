@@ -24,12 +24,12 @@ export type Row = {
 export type Backend = "pglite" | "postgresql";
 
 /** The targets: (b)'s p50 and the (b)/(f) ratio on both backends; (b50) and (a) on PostgreSQL. */
-export const KERNEL_TARGETS = { p50Ms: 3, ratio: 1.5, inFlight: 50, inFlightTurnsPerSecond: 400, httpSequentialTurnsPerSecond: 120, httpConcurrentTurnsPerSecond: 250, httpConcurrency: 8 } as const;
+const KERNEL_TARGETS = { p50Ms: 3, ratio: 1.5, inFlight: 50, inFlightTurnsPerSecond: 400, httpSequentialTurnsPerSecond: 120, httpConcurrentTurnsPerSecond: 250, httpConcurrency: 8 } as const;
 
 export const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
 
 /** Throughput and latency percentiles of a measured row (ms; NaN without turns). */
-export function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
+function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
   const sorted = [...row.latencies].sort((a, b) => a - b);
   return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
@@ -46,8 +46,11 @@ export function ratioOf(rows: Row[]): number | null {
 /**
  * The p50 of (b) and (f) in each quarter of their measured turns, in the order they ran, and the ratio per quarter: a
  * row still falling from one quarter to the next was measured before it was warm (raise BENCH_IN_PROCESS_WARMUP).
+ * Nothing unless both rows were measured.
  */
-export function quarterLines(b: Row, f: Row): string[] {
+export function quarterLines(rows: Row[]): string[] {
+  const [b, f] = [measured(rows, "b"), measured(rows, "f")];
+  if (!b || !f) return [];
   const quarters = (row: Row) =>
     [0, 1, 2, 3].map((q) => {
       const part = row.latencies.slice(Math.floor((q * row.latencies.length) / 4), Math.floor(((q + 1) * row.latencies.length) / 4));
@@ -114,25 +117,25 @@ export function httpLines(rows: Row[]): string[] {
 export function verdicts(rows: Row[], backend: Backend): string[] {
   const T = KERNEL_TARGETS;
   const lines: string[] = [];
-  const judged = (row: Row, met: boolean) => (row.failures > 0 ? `NOT met: ${row.failures} failed turns` : met ? "met" : "NOT met");
+  const judged = (failures: number, met: boolean) => (failures > 0 ? `NOT met: ${failures} failed turns` : met ? "met" : "NOT met");
   const b = measured(rows, "b");
-  if (b) lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${stats(b).p50.toFixed(3)} ms (${judged(b, stats(b).p50 <= T.p50Ms)})`);
+  if (b) lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${stats(b).p50.toFixed(3)} ms (${judged(b.failures, stats(b).p50 <= T.p50Ms)})`);
   const ratio = ratioOf(rows);
   const f = measured(rows, "f");
-  if (b && f && ratio !== null) lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${ratio.toFixed(2)}× (${judged(f.failures > 0 ? f : b, ratio <= T.ratio)})`);
+  if (b && f && ratio !== null) lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${ratio.toFixed(2)}× (${judged(b.failures + f.failures, ratio <= T.ratio)})`);
   if (backend !== "postgresql") {
     if (rows.some((row) => ["b50", "a1", "a8"].includes(row.id) && row.available)) lines.push(`(the targets for (b50) and (a) are PostgreSQL's: --backend pg judges them)`);
     return lines;
   }
   const b50 = measured(rows, "b50");
   if (b50 && b50.concurrency === T.inFlight)
-    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${stats(b50).turnsPerSecond.toFixed(1)} (${judged(b50, stats(b50).turnsPerSecond >= T.inFlightTurnsPerSecond)})`);
+    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${stats(b50).turnsPerSecond.toFixed(1)} (${judged(b50.failures, stats(b50).turnsPerSecond >= T.inFlightTurnsPerSecond)})`);
   else if (b50) lines.push(`(the target for (b50) is at ${T.inFlight} in flight; this run had ${b50.concurrency}: BENCH_IN_FLIGHT=${T.inFlight} judges it)`);
   const a1 = measured(rows, "a1");
-  if (a1) lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${stats(a1).turnsPerSecond.toFixed(1)} (${judged(a1, stats(a1).turnsPerSecond >= T.httpSequentialTurnsPerSecond)})`);
+  if (a1) lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${stats(a1).turnsPerSecond.toFixed(1)} (${judged(a1.failures, stats(a1).turnsPerSecond >= T.httpSequentialTurnsPerSecond)})`);
   const a8 = measured(rows, "a8");
   if (a8 && a8.concurrency === T.httpConcurrency)
-    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${stats(a8).turnsPerSecond.toFixed(1)} (${judged(a8, stats(a8).turnsPerSecond >= T.httpConcurrentTurnsPerSecond)})`);
+    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${stats(a8).turnsPerSecond.toFixed(1)} (${judged(a8.failures, stats(a8).turnsPerSecond >= T.httpConcurrentTurnsPerSecond)})`);
   else if (a8) lines.push(`(the target for (a) in flight is at concurrency ${T.httpConcurrency}; this run had ${a8.concurrency}: BENCH_CONCURRENCY=${T.httpConcurrency} judges it)`);
   return lines;
 }

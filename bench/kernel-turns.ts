@@ -552,11 +552,9 @@ async function main(): Promise<void> {
 
   console.log("");
   for (const line of tableLines(rows)) console.log(line);
-  const b = rows.find((row) => row.id === "b" && row.available);
-  const f = rows.find((row) => row.id === "f" && row.available);
   const ratio = ratioOf(rows);
   if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
-  if (b && f) for (const line of quarterLines(b, f)) console.log(line);
+  for (const line of quarterLines(rows)) console.log(line);
   for (const line of httpLines(rows)) console.log(line);
   const judged = verdicts(rows, options.backend);
   if (judged.length) console.log("");

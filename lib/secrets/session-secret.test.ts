@@ -8,8 +8,9 @@ import { loadSessionSecret } from "@/lib/secrets/session-secret";
 const folders: string[] = [];
 /** A data folder path in a fresh temporary folder (removed after the tests), where the key file goes beside it. */
 const dataDir = () => {
-  folders.push(mkdtempSync(path.join(os.tmpdir(), "kindgi-session-")));
-  return path.join(folders[folders.length - 1], "pgdata");
+  const folder = mkdtempSync(path.join(os.tmpdir(), "kindgi-session-"));
+  folders.push(folder);
+  return path.join(folder, "pgdata");
 };
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
