@@ -3,7 +3,7 @@
  * and one verdict line per target of issue 11's `/v1` rows. Pure functions of the measured rows (tested in
  * api-report.test.ts); the bench prints the lines they return.
  */
-import { percentile } from "./common";
+import { percentile, textTable } from "./common";
 
 /** One scenario's measured requests: the sum of its blocks, with each block's rate and p99 in order. */
 export type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[]; roundP99s: number[] };
@@ -41,9 +41,7 @@ export function tableLines(results: Result[]): string[] {
     const ratio = baseline ? `${((100 * rateOf(r)) / rateOf(baseline)).toFixed(1)} %` : "-";
     return [r.scenario, String(r.requests), String(r.concurrency), rateOf(r).toFixed(1), ratio, percentile(sorted, 50).toFixed(2), percentile(sorted, 90).toFixed(2), percentile(sorted, 99).toFixed(2), String(r.errors)];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)];
+  return textTable(header, rows, (column) => column > 0);
 }
 
 /**

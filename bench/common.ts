@@ -1,6 +1,6 @@
 /**
  * What the benchmark scripts share: the local PostgreSQL default, the tool manifest they register, HTTP helpers,
- * percentiles, and cleanup on exit.
+ * percentiles, plain-text tables, and cleanup on exit.
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
@@ -25,6 +25,16 @@ export function benchToolManifest(id: string) {
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * A plain-text table: the header, a rule of dashes, then the rows; each column as wide as its widest cell, two spaces
+ * apart, right-aligned where `rightAligned(column)` says so (figures) and left-aligned elsewhere; no trailing spaces.
+ */
+export function textTable(header: string[], rows: string[][], rightAligned: (column: number) => boolean): string[] {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (rightAligned(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ").trimEnd();
+  return [line(header), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)];
 }
 
 export async function postJson(url: string, token: string, body: unknown): Promise<{ status: number; text: string; json: any }> {

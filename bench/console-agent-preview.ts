@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { newOperatorToken, root, startServer, type RunningServer } from "../tests/helpers/server";
-import { cleanupOnExit, percentile, postJson, integerFlag } from "./common";
+import { cleanupOnExit, percentile, postJson, integerFlag, textTable } from "./common";
 
 type Options = { edits: number; warmup: number; skipBuild: boolean };
 
@@ -134,11 +134,7 @@ async function main(): Promise<void> {
       const sorted = samples.map((s) => s[field]).sort((a, b) => a - b);
       return [field === "total" ? "round-trip (all three)" : `POST /v1/agents/${field}`, ...[50, 95, 99, 100].map((p) => percentile(sorted, p).toFixed(1))];
     });
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (cells: string[]) => cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join("  ");
-    console.log(line(header));
-    console.log(widths.map((w) => "-".repeat(w)).join("  "));
-    for (const row of rows) console.log(line(row));
+    for (const line of textTable(header, rows, (column) => column > 0)) console.log(line);
     console.log(`all ${options.edits * 3} answers 200 · ${(options.edits / (wall / 1000)).toFixed(1)} edits/s · the editor waits 350 ms after the last keystroke before this round-trip`);
   } finally {
     await release();

@@ -3,7 +3,7 @@
  * HTTP comparison with the bare route, one verdict line per target of issue 11's kernel rows, and the JSON line's
  * figures. Pure functions of the measured rows (tested in kernel-report.test.ts); the bench prints what they return.
  */
-import { percentile } from "./common";
+import { percentile, textTable } from "./common";
 
 export type Row = {
   id: string;
@@ -93,9 +93,7 @@ export function tableLines(rows: Row[]): string[] {
     const { turnsPerSecond, p50, p99 } = stats(row);
     return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p99.toFixed(3), row.note];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((cell, i) => (i >= 1 && i <= 6 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ").trimEnd();
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)];
+  return textTable(header, cells, (column) => column >= 1 && column <= 6);
 }
 
 /** (a) beside its HTTP floor: one at a time against (b) + (h), and at concurrency as a share of (h)'s rate. */
@@ -103,10 +101,14 @@ export function httpLines(rows: Row[]): string[] {
   const lines: string[] = [];
   const [b, a1, h1, a8, h8] = ["b", "a1", "h1", "a8", "h8"].map((id) => measured(rows, id));
   if (a1 && h1) {
-    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${stats(h1).p50.toFixed(3)} ms = ${(stats(b).p50 + stats(h1).p50).toFixed(3)} ms` : ` against (h) ${stats(h1).p50.toFixed(3)} ms`;
+    const h = stats(h1).p50;
+    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${h.toFixed(3)} ms = ${(stats(b).p50 + h).toFixed(3)} ms` : ` against (h) ${h.toFixed(3)} ms`;
     lines.push(`HTTP one at a time, p50: (a) ${stats(a1).p50.toFixed(3)} ms${parts}`);
   }
-  if (a8 && h8) lines.push(`HTTP ${a8.concurrency} at once: (a) ${stats(a8).turnsPerSecond.toFixed(1)} turns/s, ${((100 * stats(a8).turnsPerSecond) / stats(h8).turnsPerSecond).toFixed(1)} % of (h)'s ${stats(h8).turnsPerSecond.toFixed(1)} requests/s`);
+  if (a8 && h8) {
+    const [a, h] = [stats(a8).turnsPerSecond, stats(h8).turnsPerSecond];
+    lines.push(`HTTP ${a8.concurrency} at once: (a) ${a.toFixed(1)} turns/s, ${((100 * a) / h).toFixed(1)} % of (h)'s ${h.toFixed(1)} requests/s`);
+  }
   return lines;
 }
 
@@ -119,7 +121,10 @@ export function verdicts(rows: Row[], backend: Backend): string[] {
   const lines: string[] = [];
   const judged = (failures: number, met: boolean) => (failures > 0 ? `NOT met: ${failures} failed turns` : met ? "met" : "NOT met");
   const b = measured(rows, "b");
-  if (b) lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${stats(b).p50.toFixed(3)} ms (${judged(b.failures, stats(b).p50 <= T.p50Ms)})`);
+  if (b) {
+    const { p50 } = stats(b);
+    lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${p50.toFixed(3)} ms (${judged(b.failures, p50 <= T.p50Ms)})`);
+  }
   const ratio = ratioOf(rows);
   const f = measured(rows, "f");
   if (b && f && ratio !== null) lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${ratio.toFixed(2)}× (${judged(b.failures + f.failures, ratio <= T.ratio)})`);
@@ -128,14 +133,19 @@ export function verdicts(rows: Row[], backend: Backend): string[] {
     return lines;
   }
   const b50 = measured(rows, "b50");
-  if (b50 && b50.concurrency === T.inFlight)
-    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${stats(b50).turnsPerSecond.toFixed(1)} (${judged(b50.failures, stats(b50).turnsPerSecond >= T.inFlightTurnsPerSecond)})`);
-  else if (b50) lines.push(`(the target for (b50) is at ${T.inFlight} in flight; this run had ${b50.concurrency}: BENCH_IN_FLIGHT=${T.inFlight} judges it)`);
+  if (b50 && b50.concurrency === T.inFlight) {
+    const rate = stats(b50).turnsPerSecond;
+    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${rate.toFixed(1)} (${judged(b50.failures, rate >= T.inFlightTurnsPerSecond)})`);
+  } else if (b50) lines.push(`(the target for (b50) is at ${T.inFlight} in flight; this run had ${b50.concurrency}: BENCH_IN_FLIGHT=${T.inFlight} judges it)`);
   const a1 = measured(rows, "a1");
-  if (a1) lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${stats(a1).turnsPerSecond.toFixed(1)} (${judged(a1.failures, stats(a1).turnsPerSecond >= T.httpSequentialTurnsPerSecond)})`);
+  if (a1) {
+    const rate = stats(a1).turnsPerSecond;
+    lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${rate.toFixed(1)} (${judged(a1.failures, rate >= T.httpSequentialTurnsPerSecond)})`);
+  }
   const a8 = measured(rows, "a8");
-  if (a8 && a8.concurrency === T.httpConcurrency)
-    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${stats(a8).turnsPerSecond.toFixed(1)} (${judged(a8.failures, stats(a8).turnsPerSecond >= T.httpConcurrentTurnsPerSecond)})`);
-  else if (a8) lines.push(`(the target for (a) in flight is at concurrency ${T.httpConcurrency}; this run had ${a8.concurrency}: BENCH_CONCURRENCY=${T.httpConcurrency} judges it)`);
+  if (a8 && a8.concurrency === T.httpConcurrency) {
+    const rate = stats(a8).turnsPerSecond;
+    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${rate.toFixed(1)} (${judged(a8.failures, rate >= T.httpConcurrentTurnsPerSecond)})`);
+  } else if (a8) lines.push(`(the target for (a) in flight is at concurrency ${T.httpConcurrency}; this run had ${a8.concurrency}: BENCH_CONCURRENCY=${T.httpConcurrency} judges it)`);
   return lines;
 }

@@ -23,7 +23,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { integerFlag } from "./common";
+import { integerFlag, percentile, textTable } from "./common";
 import { performance } from "node:perf_hooks";
 import { renderPreview, type RenderableDefinition } from "../lib/agents/parameters";
 import { validateAgentDefinition } from "../lib/agents/validate-agent";
@@ -87,11 +87,6 @@ const parameters = { client: "acme legal", deadline: "2025-06-30", topicList: Ar
 
 type Result = { name: string; count: number; errors: number; wallMs: number; latencies: number[]; note: string };
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 function inProcess(name: string, def: RenderableDefinition, iterations: number, warmup: number, cold: boolean): Result {
   const variant = (i: number): RenderableDefinition => (cold ? { ...def, instructions: `{% comment %}${name} ${i}{% endcomment %}${def.instructions}` } : def);
   for (let i = 0; i < warmup; i++) renderPreview(variant(-1 - i), parameters);
@@ -147,11 +142,7 @@ function printTable(results: Result[]): void {
     return [r.name, String(r.count), String(r.errors), percentile(sorted, 50).toFixed(3), percentile(sorted, 99).toFixed(3), (r.count / (r.wallMs / 1000)).toFixed(0), r.note];
   });
   const header = ["scenario", "n", "errors", "p50 ms", "p99 ms", "ops/s", "note"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i >= 1 && i <= 5 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
+  for (const line of textTable(header, rows, (column) => column >= 1 && column <= 5)) console.log(line);
 }
 
 async function main(): Promise<void> {
