@@ -102,6 +102,8 @@ describe("the printed figures", () => {
       "HTTP one at a time, p50: (a) 5.000 ms against (b) 2.000 ms + (h) 2.000 ms = 4.000 ms",
       "HTTP 8 at once: (a) 400.0 turns/s, 40.0 % of (h)'s 1000.0 requests/s",
     ]);
+    // A run without (b) (--rows a,h) sets (a) beside (h) alone.
+    expect(httpLines(passing().filter((r) => r.id !== "b"))[0]).toBe("HTTP one at a time, p50: (a) 5.000 ms against (h) 2.000 ms");
   });
 
   it("tabulates measured and unavailable rows, and gives the JSON line rounded figures", () => {

@@ -102,7 +102,8 @@ export function httpLines(rows: Row[]): string[] {
   const [b, a1, h1, a8, h8] = ["b", "a1", "h1", "a8", "h8"].map((id) => measured(rows, id));
   if (a1 && h1) {
     const h = stats(h1).p50;
-    const parts = b ? ` against (b) ${stats(b).p50.toFixed(3)} ms + (h) ${h.toFixed(3)} ms = ${(stats(b).p50 + h).toFixed(3)} ms` : ` against (h) ${h.toFixed(3)} ms`;
+    const inProcess = b ? stats(b).p50 : null;
+    const parts = inProcess !== null ? ` against (b) ${inProcess.toFixed(3)} ms + (h) ${h.toFixed(3)} ms = ${(inProcess + h).toFixed(3)} ms` : ` against (h) ${h.toFixed(3)} ms`;
     lines.push(`HTTP one at a time, p50: (a) ${stats(a1).p50.toFixed(3)} ms${parts}`);
   }
   if (a8 && h8) {
