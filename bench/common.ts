@@ -72,7 +72,7 @@ export function loadClient(name: "http" | "fetch", sockets: number): LoadClient 
       close() {},
     };
   }
-  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: sockets, timeout: REQUEST_TIMEOUT_MS });
   return {
     name,
     request(url, init) {

@@ -26,7 +26,8 @@
  *                    process and database as (b): turns/s of the kernel under concurrent load.
  *   (f) floor      – the raw-driver floor: the same commits (the same statements, the same data: the three commits of
  *                    one journaled turn of row (b), replayed with a new run id each time) issued directly on the driver
- *                    — PGlite's wire protocol or `pg`, with named prepared statements as the kernel uses — with no kernel, no Prisma and no
+ *                    the kernel uses — on PGlite the database on its thread (lib/db/pglite-thread.ts) and its wire
+ *                    protocol, on PostgreSQL `pg`, with named prepared statements — with no kernel, no Prisma and no
  *                    catalog reads around them. The bench prints the ratio row(b)/row(f) of the p50s. (b) and (f)
  *                    run in alternating blocks of BENCH_BLOCK turns (b, f, b, f, …), so the two rows of the ratio see
  *                    the same machine; each row's wall time is the sum of its blocks'.
@@ -469,7 +470,7 @@ type Floor = { meter: Meter; close: () => Promise<void> };
 
 /** Row (f): the sampled turn's commits replayed on the bare driver of the backend, in a fresh database. */
 async function openFloor(options: Options, cleanups: Cleanup[], sample: BenchTurnSample): Promise<Floor> {
-  const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite, prepared";
+  const label = options.backend === "postgresql" ? "(f) floor: pg, prepared" : "(f) floor: PGlite thread, prepared";
   const commits = floorCommits(sample);
   let query: RawQuery;
   let close: () => Promise<void>;
@@ -484,11 +485,12 @@ async function openFloor(options: Options, cleanups: Cleanup[], sample: BenchTur
   } else {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-floor-"));
     cleanups.push({ label: "PGlite data dir of the floor row", fn: () => fs.rmSync(dataDir, { recursive: true, force: true }) });
-    const { PGlite } = await import("@electric-sql/pglite");
-    const db = new PGlite(path.join(dataDir, "pgdata"));
+    const { PGliteThread } = await import("../lib/db/pglite-thread");
+    const db = new PGliteThread(path.join(dataDir, "pgdata"));
     for (const sql of migrationSql()) await db.exec(sql);
-    // The same named, prepared statements the kernel sends on PGlite (Parse once, then Bind/Execute/Sync).
-    const prepared = await pgliteRawQuery(db);
+    // The kernel's driver on PGlite: the database on its own thread, the same named statements prepared there once
+    // (Parse), then Bind/Execute/Sync per call.
+    const prepared = pgliteRawQuery(db);
     query = (sql, params) => prepared(sql, params);
     close = () => db.close();
   }

@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { pgliteRawQuery } from "@/lib/db";
+import { PGliteThread } from "@/lib/db/pglite-thread";
 
-const pglite = new PGlite();
-const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+const pglite = new PGliteThread();
+const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite as unknown as PGlite) });
 afterAll(async () => {
   await prisma.$disconnect();
   await pglite.close();
@@ -16,7 +17,7 @@ const SQL = `/* kindgi:test */ SELECT '2026-03-29 00:30:15.25'::timestamp(3) AS 
 
 describe("pgliteRawQuery (the kernel's prepared statements on PGlite)", () => {
   it("answers the rows Prisma's raw query answers, on the first call and once prepared", async () => {
-    const raw = await pgliteRawQuery(pglite);
+    const raw = pgliteRawQuery(pglite);
     const params = [7, "word", true, 0.25];
     const [viaPrisma] = await prisma.$queryRawUnsafe<Record<string, unknown>[]>(SQL, ...params);
     for (let i = 0; i < 2; i++) {
@@ -28,7 +29,7 @@ describe("pgliteRawQuery (the kernel's prepared statements on PGlite)", () => {
   });
 
   it("waits for another caller's open transaction instead of running inside it", async () => {
-    const raw = await pgliteRawQuery(pglite);
+    const raw = pgliteRawQuery(pglite);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;

@@ -1,6 +1,7 @@
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { createHash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
+import type { PGliteThread } from "@/lib/db/pglite-thread";
 
 export type Db = PrismaClient;
 /** A client or an interactive transaction: what services pass around. */
@@ -39,55 +40,31 @@ async function createDatabase(): Promise<Database> {
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
-  const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const pglite = new PGlite(config.dataDir);
-  // A new WAL segment is created empty instead of written full of zeros first (16 MB, on the server's one thread: a
-  // 20-50 ms stall every few thousand writes). The records' checksums find the end of the WAL either way.
-  await pglite.exec("SET wal_init_zero = off");
-  return { client: withTransactionHooks(new PrismaClient({ adapter: new PrismaPGlite(pglite), transactionOptions })), raw: await pgliteRawQuery(pglite) };
+  const { PGliteThread } = await import("@/lib/db/pglite-thread");
+  // The embedded database runs on a thread of its own (lib/db/pglite-thread.ts), not on the server's.
+  const pglite = new PGliteThread(config.dataDir);
+  // The adapter calls `query`, `exec` and `transaction`, which PGliteThread answers as PGlite does.
+  const adapter = new PrismaPGlite(pglite as unknown as import("@electric-sql/pglite").PGlite);
+  return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw: pgliteRawQuery(pglite) };
 }
 
 /**
- * PGlite's `query` parses and plans its statement every time; the kernel's statements are named and prepared once
- * (Parse), then each call is Bind/Execute/Sync in one message. It holds PGlite's transaction and query locks, as
- * `query` does, so it never runs inside another caller's open transaction.
+ * The kernel's statements on the embedded database: PGlite's `query` parses and plans its statement every time, so the
+ * named ones (see `statementName`) are prepared once on the database's thread, then each call is Bind/Execute/Sync in
+ * one message. Like `query`, a call waits for any other caller's open transaction to end instead of running inside it.
  */
-export async function pgliteRawQuery(pglite: import("@electric-sql/pglite").PGlite): Promise<RawQuery> {
-  const { protocol, parse } = await import("@electric-sql/pglite");
+export function pgliteRawQuery(pglite: PGliteThread): RawQuery {
   const options = { parsers: { [TIMESTAMP_OID]: utcTimestamp } };
-  const prepared = new Set<string>();
-  let parsers: typeof pglite.parsers | undefined;
-  const text = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
   return async <T>(sql: string, params: readonly unknown[]) => {
     const name = statementName({ sql });
     if (!name) return (await pglite.query<T>(sql, params as unknown[], options)).rows;
-    return pglite._runExclusiveTransaction(() =>
-      pglite._runExclusiveQuery(async () => {
-        if (!prepared.has(name)) {
-          await pglite.execProtocol(concat([protocol.serialize.parse({ name, text: sql, types: [] }), protocol.serialize.sync()]));
-          prepared.add(name);
-        }
-        const values = params.map(text) as string[];
-        const message = concat([protocol.serialize.bind({ statement: name, values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]);
-        const { messages } = await pglite.execProtocol(message);
-        // The parsers merged once: parseResults copies both tables on every call when given options.
-        parsers ??= { ...pglite.parsers, ...options.parsers };
-        return parse.parseResults(messages, parsers)[0].rows as T[];
-      }),
-    );
+    return pglite.preparedQuery<T>(name, sql, params.map(parameterText));
   };
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
-}
+/** A parameter as the text PostgreSQL reads (timestamps in ISO 8601, objects as JSON). */
+const parameterText = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
 
 const settleHooks = new WeakMap<object, (() => void)[]>();
 

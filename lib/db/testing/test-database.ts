@@ -16,10 +16,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (serverUrl) return openPostgres(serverUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-unit-db-"));
   await runMigrations({ command: "deploy", dataDir });
-  const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const client = new PGlite(dataDir);
-  const db = new PrismaClient({ adapter: new PrismaPGlite(client) });
+  const { PGliteThread } = await import("@/lib/db/pglite-thread");
+  // The embedded database as the product runs it: on a thread of its own.
+  const client = new PGliteThread(dataDir);
+  const db = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as import("@electric-sql/pglite").PGlite) });
   return {
     db,
     backend: "pglite",
