@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -114,6 +115,23 @@ describe("PGliteThread (the embedded database on its own thread)", () => {
     await transaction;
     expect(await outside).toEqual({ inside: false });
   });
+
+  it("refuses a parameter that cannot be copied to its thread, and goes on answering", async () => {
+    await expect(thread.query("SELECT $1::text AS s", [() => "a function"])).rejects.toThrow(/could not be cloned/);
+    expect((await thread.query("SELECT $1::text AS s", ["after"])).rows).toEqual([{ s: "after" }]);
+  });
+
+  it("does not keep the process alive while idle, after an answer or a refusal", () => {
+    const moduleUrl = new URL("./pglite-thread.ts", import.meta.url).href;
+    const script = `const { PGliteThread } = await import(${JSON.stringify(moduleUrl)});
+      const db = new PGliteThread();
+      await db.query("SELECT $1::text", [() => "refused"]).catch(() => {});
+      console.log(JSON.stringify((await db.query("SELECT 1 AS n")).rows));`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 45_000 });
+    expect(child.error).toBeUndefined();
+    expect(child.stdout.trim()).toBe('[{"n":1}]');
+    expect(child.status).toBe(0);
+  }, 60_000);
 
   it("keeps its data in the data folder, and refuses statements once closed", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-thread-db-"));

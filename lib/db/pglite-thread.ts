@@ -148,9 +148,14 @@ export class PGliteThread {
     if (this.#ended) return Promise.reject(this.#ended);
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
+      // A value that cannot be copied to the thread (a function, a symbol) is refused here, before anything waits.
+      try {
+        this.#worker.postMessage({ ...message, id });
+      } catch (error) {
+        return reject(error);
+      }
       if (this.#waiting.size === 0) this.#worker.ref();
       this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#worker.postMessage({ ...message, id });
     });
   }
 
