@@ -1,12 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { PGlite } from "@electric-sql/pglite";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { pgliteRawQuery } from "@/lib/db";
-import { PGliteThread } from "@/lib/db/pglite-thread";
+import { PGliteThread, prismaAdapter } from "@/lib/db/pglite-thread";
 
 const pglite = new PGliteThread();
-const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite as unknown as PGlite) });
+const prisma = new PrismaClient({ adapter: prismaAdapter(pglite) });
 afterAll(async () => {
   await prisma.$disconnect();
   await pglite.close();

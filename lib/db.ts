@@ -40,13 +40,10 @@ async function createDatabase(): Promise<Database> {
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
-  const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const { PGliteThread } = await import("@/lib/db/pglite-thread");
+  const { PGliteThread, prismaAdapter } = await import("@/lib/db/pglite-thread");
   // The embedded database runs on a thread of its own (lib/db/pglite-thread.ts), not on the server's.
   const pglite = new PGliteThread(config.dataDir);
-  // The adapter calls `query`, `exec` and `transaction`, which PGliteThread answers as PGlite does.
-  const adapter = new PrismaPGlite(pglite as unknown as import("@electric-sql/pglite").PGlite);
-  return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw: pgliteRawQuery(pglite) };
+  return { client: withTransactionHooks(new PrismaClient({ adapter: prismaAdapter(pglite), transactionOptions })), raw: pgliteRawQuery(pglite) };
 }
 
 /**
@@ -59,7 +56,7 @@ export function pgliteRawQuery(pglite: PGliteThread): RawQuery {
   return async <T>(sql: string, params: readonly unknown[]) => {
     const name = statementName({ sql });
     if (!name) return (await pglite.query<T>(sql, params as unknown[], options)).rows;
-    return pglite.preparedQuery<T>(name, sql, params.map(parameterText));
+    return pglite.preparedQuery<T>(name, sql, params.map(parameterText), options);
   };
 }
 

@@ -4,9 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { messages, PGlite, TransactionAbortedError } from "@electric-sql/pglite";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
-import { PGliteThread } from "@/lib/db/pglite-thread";
+import { PGliteThread, prismaAdapter } from "@/lib/db/pglite-thread";
 
 const thread = new PGliteThread();
 const local = new PGlite();
@@ -59,7 +58,7 @@ describe("PGliteThread (the embedded database on its own thread)", () => {
     expect(error).toBeInstanceOf(messages.DatabaseError);
     expect(error).toMatchObject({ code: "23505", severity: "ERROR", detail: "Key (name)=(a) already exists.", query: "INSERT INTO unique_names VALUES ($1)", params: ["a"] });
 
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(thread as unknown as PGlite) });
+    const prisma = new PrismaClient({ adapter: prismaAdapter(thread) });
     const viaPrisma = await prisma.$executeRawUnsafe("INSERT INTO unique_names VALUES ($1)", "a").catch((caught: unknown) => caught);
     expect(viaPrisma).toBeInstanceOf(Prisma.PrismaClientKnownRequestError);
     expect((viaPrisma as Prisma.PrismaClientKnownRequestError).code).toBe("P2010");

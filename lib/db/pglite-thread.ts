@@ -12,11 +12,12 @@
  * their types; PGlite's default parsers run in the worker.
  */
 import { Worker } from "node:worker_threads";
-import { messages, Mutex, TransactionAbortedError, type Results, type Transaction } from "@electric-sql/pglite";
+import { messages, Mutex, TransactionAbortedError, type PGlite, type Results, type Transaction } from "@electric-sql/pglite";
+import { PrismaPGlite } from "pglite-prisma-adapter";
 
 type Parser = (text: string, typeId: number) => unknown;
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, Parser> };
-type WorkerError = { message: string; name?: string; database: boolean; fields: Record<string, unknown> };
+type WorkerError = { message: string; database: boolean; fields: Record<string, unknown> };
 type Reply = { id: number; result?: unknown; error?: WorkerError };
 
 /**
@@ -27,16 +28,16 @@ const WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");
 const { createRequire } = require("node:module");
 const path = require("node:path");
-const TIMESTAMP_OID = 1114;
-const utcTimestamp = (text) => new Date(text.replace(" ", "T") + "Z");
 const identity = (text) => text;
 const requireFromRoot = createRequire(path.join(workerData.root, "package.json"));
 const { PGlite, protocol, parse, messages } = requireFromRoot("@electric-sql/pglite");
 const pglite = new PGlite(workerData.dataDir ?? undefined);
+// A new WAL segment is created empty instead of written full of zeros first (16 MB: a 20-50 ms stall every few
+// thousand writes). The records' checksums find the end of the WAL either way.
 const ready = pglite.exec("SET wal_init_zero = off");
 const keepRaw = new Map();
+const withDefaults = new Map();
 const prepared = new Set();
-let preparedParsers;
 
 function concat(parts) {
   const all = new Uint8Array(parts.reduce((size, part) => size + part.length, 0));
@@ -53,10 +54,17 @@ function rawParsers(oids) {
   if (!parsers) keepRaw.set(key, (parsers = Object.fromEntries(oids.map((oid) => [oid, identity]))));
   return parsers;
 }
+/** PGlite's parsers but raw text for the types in oids, merged once (parseResults copies both tables on every call given options). */
+function preparedParsers(oids) {
+  const key = oids.join(",");
+  let parsers = withDefaults.get(key);
+  if (!parsers) withDefaults.set(key, (parsers = { ...pglite.parsers, ...rawParsers(oids) }));
+  return parsers;
+}
 function errorOf(error) {
   const fields = {};
   if (error && typeof error === "object") for (const [key, value] of Object.entries(error)) if (key !== "queryOptions" && typeof value !== "function") fields[key] = value;
-  return { message: String(error && error.message !== undefined ? error.message : error), name: error && error.name, database: error instanceof messages.DatabaseError, fields };
+  return { message: String(error && error.message !== undefined ? error.message : error), database: error instanceof messages.DatabaseError, fields };
 }
 async function answer(message) {
   await ready;
@@ -74,8 +82,7 @@ async function answer(message) {
           }
           const bytes = concat([protocol.serialize.bind({ statement: message.name, values: message.values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]);
           const { messages: replies } = await pglite.execProtocol(bytes);
-          preparedParsers ??= { ...pglite.parsers, [TIMESTAMP_OID]: utcTimestamp };
-          return parse.parseResults(replies, preparedParsers)[0].rows;
+          return parse.parseResults(replies, preparedParsers(message.raw))[0];
         }),
       );
     case "close":
@@ -229,10 +236,14 @@ export class PGliteThread {
 
   /**
    * One of the kernel's named statements (see `statementName` in lib/db.ts): parsed and planned once (Parse), then each
-   * call is Bind/Execute/Sync. Values are text (or null); timestamps come back as `Date`, JSON parsed.
+   * call is Bind/Execute/Sync. Values are text (or null); rows come back as objects, with the caller's parsers applied
+   * as `query` applies them.
    */
-  preparedQuery<T>(name: string, sql: string, values: (string | null)[]): Promise<T[]> {
-    return this._runExclusiveTransaction(() => this._runExclusiveQuery(() => this.#call<T[]>({ op: "prepared", name, sql, values })));
+  async preparedQuery<T>(name: string, sql: string, values: (string | null)[], options?: Pick<QueryOptions, "parsers">): Promise<T[]> {
+    const raw = typesOf(options?.parsers);
+    const result = await this._runExclusiveTransaction(() => this._runExclusiveQuery(() => this.#call<Results<T>>({ op: "prepared", name, sql, values, raw })));
+    if (raw.length) applyParsers(result as Results<unknown>, options!.parsers!, "object");
+    return result.rows;
   }
 
   /** Closes the database (a checkpoint) and ends its thread; later statements are refused. */
@@ -254,4 +265,9 @@ function applyParsers(result: Results<unknown>, parsers: Record<number, Parser>,
       if (value !== null && value !== undefined) row[key] = column.parser!(value as string, column.typeId);
     }
   }
+}
+
+/** Prisma's PGlite adapter on the thread: it calls only `query`, `exec` and `transaction`, which PGliteThread answers as PGlite does. */
+export function prismaAdapter(thread: PGliteThread): PrismaPGlite {
+  return new PrismaPGlite(thread as unknown as PGlite);
 }

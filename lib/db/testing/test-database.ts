@@ -16,11 +16,10 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (serverUrl) return openPostgres(serverUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-unit-db-"));
   await runMigrations({ command: "deploy", dataDir });
-  const { PrismaPGlite } = await import("pglite-prisma-adapter");
-  const { PGliteThread } = await import("@/lib/db/pglite-thread");
+  const { PGliteThread, prismaAdapter } = await import("@/lib/db/pglite-thread");
   // The embedded database as the product runs it: on a thread of its own.
   const client = new PGliteThread(dataDir);
-  const db = new PrismaClient({ adapter: new PrismaPGlite(client as unknown as import("@electric-sql/pglite").PGlite) });
+  const db = new PrismaClient({ adapter: prismaAdapter(client) });
   return {
     db,
     backend: "pglite",
