@@ -29,8 +29,11 @@ describe("tenants, projects, keys", () => {
     const response = await call("GET", "/v1/identity/whoami", { key: tenant.key });
     expect(response.status).toBe(200);
     expect(response.body.tenant).toEqual({ id: tenant.tenantId, name: "Whoami Inc", defaultProjectId: tenant.projectId });
-    expect(response.body.user).toMatchObject({ id: tenant.adminUserId, role: "admin", kind: "person" });
-    expect(response.body.apiKey.prefix).toBe(tenant.key.slice(0, 12));
+    expect(response.body.user).toEqual({ id: tenant.adminUserId, kind: "person", name: "Admin", email: expect.stringMatching(/@/), role: "admin", reviewerLevel: "admin" });
+    expect(response.body.apiKey).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), prefix: tenant.key.slice(0, 12), projectId: null });
+    // The fields keep the order they have always been answered in.
+    expect(Object.keys(response.body)).toEqual(["tenant", "user", "apiKey"]);
+    expect(Object.keys(response.body.user)).toEqual(["id", "kind", "name", "email", "role", "reviewerLevel"]);
     expect(response.text).not.toContain(tenant.key);
   });
 

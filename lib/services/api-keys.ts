@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, length: number) => Promise<Buffer>;
@@ -14,7 +14,8 @@ function randomBase62(length: number): string {
 
 /** A new API key: `kgi_` and 40 base62 characters (238 bits). */
 export const generateApiKey = () => API_KEY_PREFIX + randomBase62(40);
-export const hashApiKey = (key: string) => createHash("sha256").update(key).digest("hex");
+/** SHA-256 in one call (`crypto.hash`: no Hash object per request, as `createHash` builds). */
+export const hashApiKey = (key: string) => hash("sha256", key, "hex");
 export const keyPrefix = (key: string) => key.slice(0, 12);
 export const isWellFormedApiKey = (key: string) => /^kgi_[0-9A-Za-z]{20,200}$/.test(key);
 

@@ -11,7 +11,7 @@
  *   started: a revoked key is refused at once on the server that revoked it and within one second everywhere.
  * On the embedded database (PGlite) the process is the only one.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
 import { afterTransaction, type DbTx } from "@/lib/db";
 
@@ -120,7 +120,7 @@ export function cachedFor<T>(key: string, load: () => Promise<{ tenantId: string
 }
 
 /** A digest of a secret (a key, a session token) to cache under. */
-export const cacheKeyOf = (kind: string, secret: string) => `${kind}:${createHash("sha256").update(secret).digest("base64url")}`;
+export const cacheKeyOf = (kind: string, secret: string) => `${kind}:${hash("sha256", secret, "base64url")}`;
 
 /** Forgets every cached value (tests). */
 export function clearCaches(): void {
