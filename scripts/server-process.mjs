@@ -3,7 +3,8 @@
 /**
  * V8's young generation, in MB per semi-space (V8's own default is 16). Under load a request's objects that are still
  * in flight when the young generation fills are copied, and promoted after a second copy; a larger one fills less
- * often, so a request costs less (README, "The young generation"). It costs up to 2 × (64 − 16) = 96 MB more memory.
+ * often, so a request costs less (README, "The young generation"). V8's young generation is three semi-spaces, so it
+ * can hold up to 3 × (64 − 16) = 144 MB more memory (Node.js documents the factor under --max-semi-space-size).
  */
 export const SEMI_SPACE_MB = 64;
 
