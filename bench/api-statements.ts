@@ -1,6 +1,7 @@
 /**
  * Statements per request on PostgreSQL: counts the driver's queries (BEGIN and COMMIT included) that the services
- * behind GET /v1/tools?limit=100, API-key authentication and POST /v1/tools issue, cold (first call) and warm.
+ * behind GET /v1/tools?limit=100, API-key authentication, GET /v1/identity/whoami and POST /v1/tools issue, cold
+ * (first call, or with the caches cleared) and warm.
  * The route wrapper adds none of its own without an Idempotency-Key.
  *
  * Run: npx tsx bench/api-statements.ts   (PostgreSQL at $DATABASE_URL or the local default; a fresh database is
@@ -35,6 +36,8 @@ async function main() {
     const { createTenant } = await import("../lib/services/create-tenant");
     const { authenticateApiKey } = await import("../lib/services/authenticate");
     const { listTools, registerTool } = await import("../lib/services/tools");
+    const { whoami } = await import("../lib/services/tokens");
+    const { clearCaches } = await import("../lib/services/tenant-generation");
     const created = await createTenant({ name: "statements" });
     const key = created.apiKey.key;
     const actor = await authenticateApiKey(key);
@@ -52,8 +55,10 @@ async function main() {
     });
     for (let i = 0; i < 110; i++) await registerTool(actor, manifest());
     console.log("statements per call (driver queries, BEGIN/COMMIT included)");
-    await counted("auth: API key -> actor (cold)", () => authenticateApiKey(key));
+    await counted("auth: API key -> actor (cold: caches cleared)", () => (clearCaches(), authenticateApiKey(key)));
     await counted("auth: API key -> actor (warm, mean of 20)", () => authenticateApiKey(key), 20);
+    await counted("whoami service (caches cleared, mean of 20)", () => (clearCaches(), whoami(actor)), 20);
+    await counted("whoami service (warm, mean of 20)", () => whoami(actor), 20);
     await counted("GET /v1/tools?limit=100 service (first)", () => listTools(actor, {}, { limit: 100 }));
     await counted("GET /v1/tools?limit=100 service (mean of 20)", () => listTools(actor, {}, { limit: 100 }), 20);
     await counted("POST /v1/tools service (new tool, mean of 20)", () => registerTool(actor, manifest()), 20);
