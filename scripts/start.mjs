@@ -8,7 +8,6 @@ import { tsImport } from "tsx/esm/api";
 import { pathToFileURL } from "node:url";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
 import { buildIsStale } from "./build-state.mjs";
-import { serverNodeArgs } from "./server-process.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -54,7 +53,6 @@ const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
 // scripts/http-edge.mjs answers in the API's envelope what Next.js and Node's parser would answer in plain text.
 const edge = path.join(root, "scripts/http-edge.mjs");
-const args = serverNodeArgs({ nodeOptions: process.env.NODE_OPTIONS, edgeUrl: pathToFileURL(edge).href, nextBin, host, port });
-const server = spawn(process.execPath, args, { cwd: root, env, stdio: "inherit" });
+const server = spawn(process.execPath, ["--import", pathToFileURL(edge).href, nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
