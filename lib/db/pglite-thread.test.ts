@@ -115,6 +115,31 @@ describe("PGliteThread (the embedded database on its own thread)", () => {
     expect(await outside).toEqual({ inside: false });
   });
 
+  it("sends a statement without waiting for the answers to those before it: the thread runs it while the caller is busy", async () => {
+    const started = Date.now();
+    const sleeping = thread.query("SELECT pg_sleep(0.3)");
+    const after = thread.query<{ at: Date }>("SELECT clock_timestamp() AS at");
+    // The calling thread is busy (as a server is with other requests) for 1 s: it cannot read the first answer before
+    // then, so a statement sent only after that answer could not start before 1 s.
+    while (Date.now() - started < 1000) {
+      // busy
+    }
+    await sleeping;
+    const ranAt = (await after).rows[0].at.getTime() - started;
+    expect(ranAt).toBeGreaterThanOrEqual(290); // after the statement before it: one at a time, in order
+    expect(ranAt).toBeLessThan(900);
+  });
+
+  it("runs the statements sent outside a transaction in the order they were sent, and before a transaction begun later", async () => {
+    await thread.exec("CREATE TABLE sent_order (seq serial PRIMARY KEY, n int)");
+    const inserts = Array.from({ length: 40 }, (_, n) => thread.query("INSERT INTO sent_order (n) VALUES ($1)", [n]));
+    const seen = thread.transaction(async (tx) => (await tx.query<{ count: number }>("SELECT count(*)::int AS count FROM sent_order")).rows[0].count);
+    await Promise.all(inserts);
+    expect(await seen).toBe(40);
+    const rows = (await thread.query<{ n: number }>("SELECT n FROM sent_order ORDER BY seq")).rows;
+    expect(rows.map((row) => row.n)).toEqual(Array.from({ length: 40 }, (_, n) => n));
+  });
+
   it("refuses a parameter that cannot be copied to its thread, and goes on answering", async () => {
     await expect(thread.query("SELECT $1::text AS s", [() => "a function"])).rejects.toThrow(/could not be cloned/);
     expect((await thread.query("SELECT $1::text AS s", ["after"])).rows).toEqual([{ s: "after" }]);

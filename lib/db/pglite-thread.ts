@@ -5,11 +5,12 @@
  * statements and receives rows.
  *
  * `PGliteThread` answers what the product asks of a PGlite instance (what `pglite-prisma-adapter` calls: `query`,
- * `exec`, `transaction`; and the kernel's prepared statements, see `preparedQuery`) with PGlite's own semantics: the
- * same two locks (a transaction holds the database until it ends; one statement runs at a time), the same `BEGIN`/
- * `COMMIT`/`ROLLBACK` handling, the same result shape and the same `DatabaseError`. Parsers are functions, which cannot
- * cross to the worker: a caller's parsers (the adapter's) are applied here to the raw text the worker sends back for
- * their types; PGlite's default parsers run in the worker.
+ * `exec`, `transaction`; and the kernel's prepared statements, see `preparedQuery`) with PGlite's own semantics: a
+ * transaction holds the database until it ends; one statement runs at a time (the worker answers its messages in the
+ * order they came, so a statement outside a transaction is sent without waiting for the answers to those before
+ * it); the same `BEGIN`/`COMMIT`/`ROLLBACK` handling, the same result shape and the same `DatabaseError`. Parsers are
+ * functions, which cannot cross to the worker: a caller's parsers (the adapter's) are applied here to the raw text the
+ * worker sends back for their types; PGlite's default parsers run in the worker.
  */
 import { Worker } from "node:worker_threads";
 import { messages, Mutex, TransactionAbortedError, type PGlite, type Results, type Transaction } from "@electric-sql/pglite";
@@ -121,7 +122,6 @@ export class PGliteThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   readonly #transactionLock = new Mutex();
-  readonly #queryLock = new Mutex();
   #nextId = 1;
   /** Why no statement can run any more (closed, or the thread ended), once that is so. */
   #ended: Error | undefined;
@@ -170,29 +170,43 @@ export class PGliteThread {
     return this.#transactionLock.runExclusive(fn);
   }
 
-  _runExclusiveQuery<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#queryLock.runExclusive(fn);
-  }
-
   /** One statement, as PGlite's `query`: it waits for any open transaction to end. */
   query<T>(sql: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
-    return this._runExclusiveTransaction(() => this.#query<T>(sql, params, options));
+    const raw = typesOf(options?.parsers);
+    return this.#parsed(this.#outside<Results<T>>({ op: "query", sql, params, rowMode: options?.rowMode, raw }), options, raw);
   }
 
   /** Statements without parameters, as PGlite's `exec`. */
   exec(sql: string): Promise<Results[]> {
-    return this._runExclusiveTransaction(() => this.#exec(sql));
+    return this.#outside<Results[]>({ op: "exec", sql });
   }
 
-  async #query<T>(sql: string, params: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    const raw = typesOf(options?.parsers);
-    const result = await this._runExclusiveQuery(() => this.#call<Results<T>>({ op: "query", sql, params, rowMode: options?.rowMode, raw }));
+  /**
+   * A statement outside any transaction. The thread answers its messages one at a time, in the order they came, so a
+   * statement is sent at once unless a transaction holds the database: it does not wait for the answers to the
+   * statements sent before it (the thread would sit idle while this one is busy with other requests), it runs after them
+   * and before a transaction that begins later. While a transaction is open it waits for it to end, as on PGlite.
+   */
+  #outside<R>(message: Record<string, unknown>): Promise<R> {
+    if (!this.#transactionLock.isLocked()) return this.#call<R>(message);
+    // Sent while the lock is held, answered after it is released: `{ answer }` keeps runExclusive from awaiting it.
+    return this._runExclusiveTransaction(async () => ({ answer: this.#call<R>(message) })).then(({ answer }) => answer);
+  }
+
+  async #parsed<T>(answer: Promise<Results<T>>, options: QueryOptions | undefined, raw: number[]): Promise<Results<T>> {
+    const result = await answer;
     if (raw.length) applyParsers(result as Results<unknown>, options!.parsers!, options?.rowMode);
     return result;
   }
 
+  /** A statement of the open transaction (which holds the database). */
+  #query<T>(sql: string, params: unknown[], options?: QueryOptions): Promise<Results<T>> {
+    const raw = typesOf(options?.parsers);
+    return this.#parsed(this.#call<Results<T>>({ op: "query", sql, params, rowMode: options?.rowMode, raw }), options, raw);
+  }
+
   #exec(sql: string): Promise<Results[]> {
-    return this._runExclusiveQuery(() => this.#call<Results[]>({ op: "exec", sql }));
+    return this.#call<Results[]>({ op: "exec", sql });
   }
 
   /** PGlite's `transaction`: `BEGIN`, the callback's statements, then `COMMIT` (or `ROLLBACK` if it throws). */
@@ -241,16 +255,18 @@ export class PGliteThread {
    */
   async preparedQuery<T>(name: string, sql: string, values: (string | null)[], options?: Pick<QueryOptions, "parsers">): Promise<T[]> {
     const raw = typesOf(options?.parsers);
-    const result = await this._runExclusiveTransaction(() => this._runExclusiveQuery(() => this.#call<Results<T>>({ op: "prepared", name, sql, values, raw })));
-    if (raw.length) applyParsers(result as Results<unknown>, options!.parsers!, "object");
+    const result = await this.#parsed(this.#outside<Results<T>>({ op: "prepared", name, sql, values, raw }), { ...options, rowMode: "object" }, raw);
     return result.rows;
   }
 
   /** Closes the database (a checkpoint) and ends its thread; later statements are refused. */
   async close(): Promise<void> {
     if (this.#ended) return;
-    await this._runExclusiveTransaction(() => this._runExclusiveQuery(() => this.#call({ op: "close" })));
-    this.#ended = new Error("the database is closed");
+    await this._runExclusiveTransaction(async () => {
+      await this.#call({ op: "close" });
+      // Set before the lock is released: a statement that waited for it is refused, not sent to a closed database.
+      this.#ended = new Error("the database is closed");
+    });
     await this.#worker.terminate();
   }
 }
