@@ -172,6 +172,15 @@ describe("PGliteThread (the embedded database on its own thread)", () => {
     }
   });
 
+  it("refuses a statement that waited for the close, rather than sending it to the closed database", async () => {
+    const closing = new PGliteThread();
+    await closing.query("SELECT 1");
+    const closed = closing.close();
+    const late = closing.query("SELECT 1").catch((caught: unknown) => caught);
+    await closed;
+    expect(await late).toMatchObject({ message: "the database is closed" });
+  });
+
   it("answers every statement with an error when the database cannot open", async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-thread-db-")), "a-file");
     fs.writeFileSync(file, "not a data folder");

@@ -172,8 +172,7 @@ export class PGliteThread {
 
   /** One statement, as PGlite's `query`: it waits for any open transaction to end. */
   query<T>(sql: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> {
-    const raw = typesOf(options?.parsers);
-    return this.#parsed(this.#outside<Results<T>>({ op: "query", sql, params, rowMode: options?.rowMode, raw }), options, raw);
+    return this.#query<T>(sql, params, options, true);
   }
 
   /** Statements without parameters, as PGlite's `exec`. */
@@ -199,10 +198,11 @@ export class PGliteThread {
     return result;
   }
 
-  /** A statement of the open transaction (which holds the database). */
-  #query<T>(sql: string, params: unknown[], options?: QueryOptions): Promise<Results<T>> {
+  /** A statement outside any transaction, or (`outside` false) one of the open transaction, which holds the database. */
+  #query<T>(sql: string, params: unknown[], options: QueryOptions | undefined, outside: boolean): Promise<Results<T>> {
     const raw = typesOf(options?.parsers);
-    return this.#parsed(this.#call<Results<T>>({ op: "query", sql, params, rowMode: options?.rowMode, raw }), options, raw);
+    const message = { op: "query", sql, params, rowMode: options?.rowMode, raw };
+    return this.#parsed(outside ? this.#outside<Results<T>>(message) : this.#call<Results<T>>(message), options, raw);
   }
 
   #exec(sql: string): Promise<Results[]> {
@@ -218,7 +218,7 @@ export class PGliteThread {
         if (closed) throw new Error("Transaction is closed");
       };
       const tx = {
-        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (open(), this.#query<R>(sql, params ?? [], options)),
+        query: async <R>(sql: string, params?: unknown[], options?: QueryOptions) => (open(), this.#query<R>(sql, params ?? [], options, false)),
         exec: async (sql: string) => (open(), this.#exec(sql)),
         rollback: async () => {
           open();
@@ -255,7 +255,7 @@ export class PGliteThread {
    */
   async preparedQuery<T>(name: string, sql: string, values: (string | null)[], options?: Pick<QueryOptions, "parsers">): Promise<T[]> {
     const raw = typesOf(options?.parsers);
-    const result = await this.#parsed(this.#outside<Results<T>>({ op: "prepared", name, sql, values, raw }), { ...options, rowMode: "object" }, raw);
+    const result = await this.#parsed(this.#outside<Results<T>>({ op: "prepared", name, sql, values, raw }), options, raw);
     return result.rows;
   }
 
