@@ -11,7 +11,7 @@
  * - A tool invocation a person started (the catalog's "try it") is that person's explicit act: only the unattended
  *   rule applies to invocations.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 
 /** Why a call or a turn waits for a person. */
@@ -78,7 +78,7 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 (hex) of the arguments' canonical JSON: what an approval is bound to. */
 export function argumentsHash(args: unknown): string {
-  return createHash("sha256").update(canonicalJson(args)).digest("hex");
+  return sha256Hex(canonicalJson(args));
 }
 
 /** How long an approval waits by default (KINDGI_APPROVAL_TTL_MS; 24 h). */

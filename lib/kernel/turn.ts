@@ -18,7 +18,8 @@ import { isRouted } from "@/lib/models/router";
 import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import { randomBytes, createHash } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 import { runToolCalls } from "@/lib/kernel/scheduler";
 import { isPaused, type ApprovalGateway, type KernelEnvironment, type PauseTicket, type RunScope } from "@/lib/kernel/environment";
 import { argumentsHash, asksForSession, asksWhenUnattended, decideCall, DEFAULT_WAIT_MS } from "@/lib/kernel/approval-policy";
@@ -678,7 +679,7 @@ async function executeCall(turn: Turn, call: Prepared, started = false): Promise
   const expiresAt = new Date(ctx.env.now().getTime() + DEFAULT_WAIT_MS);
   let ticket: PauseTicket | undefined;
   await commit(turn, async (tx) => {
-    const { waitId } = await gateway.createWait(tx, { scope, callId: call.callId, tool: { id: call.toolId, version }, tokenHash: hashToken(token), expiresAt });
+    const { waitId } = await gateway.createWait(tx, { scope, callId: call.callId, tool: { id: call.toolId, version }, tokenHash: sha256Hex(token), expiresAt });
     ticket = { waitId, token, url: gateway.completionUrl(waitId), expiresAt: expiresAt.toISOString() };
     return { events: [startedEventOf(turn, call, value)] };
   });
@@ -712,9 +713,6 @@ function passesUnasked(turn: Turn, manifest: ToolManifest): boolean {
   if (manifest.mutating !== false) return false;
   return turn.state.attended || asksWhenUnattended(manifest) === null;
 }
-
-/** sha256 (hex) of a wait token: only the hash is stored. */
-export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 function notPausable(manifest: ToolManifest): ToolCallResult {
   return { ok: false, error: { kind: "tool-error", message: `tool ${manifest.id} answered with a pause, but this call cannot pause (only a pack handler tool with pauses: true can)` } };

@@ -4,7 +4,7 @@
  * price helper that turns token usage into USD. Free of HTTP frameworks and React; the kernel depends on this
  * file only, never on a provider's wire format.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 
 /** A tool call the model asked for. `name` is our tool id (already mapped back from the API's name). */
 export type ToolCall = {
@@ -137,7 +137,7 @@ export function sanitizeToolName(text: string): string {
   return replaced === "" ? "_" : replaced;
 }
 
-const shortHash = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, HASH_LENGTH);
+const shortHash = (text: string): string => sha256Hex(text).slice(0, HASH_LENGTH);
 
 /** `base` cut so that `_<hash of seed>` fits in 64 characters. */
 const withHash = (base: string, seed: string): string => `${base.slice(0, MAX_NAME - HASH_LENGTH - 1)}_${shortHash(seed)}`;

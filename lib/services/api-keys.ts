@@ -1,5 +1,6 @@
-import { hash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import { sha256Hex } from "@/lib/hash";
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, length: number) => Promise<Buffer>;
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -14,8 +15,8 @@ function randomBase62(length: number): string {
 
 /** A new API key: `kgi_` and 40 base62 characters (238 bits). */
 export const generateApiKey = () => API_KEY_PREFIX + randomBase62(40);
-/** SHA-256 in one call (`crypto.hash`: no Hash object per request, as `createHash` builds). */
-export const hashApiKey = (key: string) => hash("sha256", key, "hex");
+/** What is stored of a key (its SHA-256), never the key. */
+export const hashApiKey = (key: string) => sha256Hex(key);
 export const keyPrefix = (key: string) => key.slice(0, 12);
 export const isWellFormedApiKey = (key: string) => /^kgi_[0-9A-Za-z]{20,200}$/.test(key);
 

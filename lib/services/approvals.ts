@@ -11,7 +11,8 @@
 import { enqueueNotification } from "@/lib/services/notifications";
 import type { KernelTx } from "@/lib/kernel/store";
 import { EventEmitter } from "node:events";
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 import type { Approval, ApprovalGrant, Prisma, ToolWait } from "@/lib/generated/prisma/client";
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
@@ -481,10 +482,8 @@ export type WaitView = { id: string; runId: string; callId: string; toolId: stri
 
 const waitView = (row: ToolWait): WaitView => ({ id: row.id, runId: row.runId, callId: row.callId, toolId: row.toolId, status: row.status, output: row.output ?? null, expiresAt: row.expiresAt.toISOString(), completedAt: row.completedAt?.toISOString() ?? null });
 
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-
 function tokenMatches(token: string, hash: string): boolean {
-  const given = Buffer.from(sha256(token), "hex");
+  const given = Buffer.from(sha256Hex(token), "hex");
   const want = Buffer.from(hash, "hex");
   return given.length === want.length && timingSafeEqual(given, want);
 }

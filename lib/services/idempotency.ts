@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 import { getDb } from "@/lib/db";
 import { AppError } from "@/lib/errors";
 
@@ -16,7 +16,7 @@ export function validateIdempotencyKey(key: string | null): string | null {
   return key;
 }
 
-export const hashRequest = (canonicalBody: string) => createHash("sha256").update(canonicalBody).digest("hex");
+export const hashRequest = (canonicalBody: string) => sha256Hex(canonicalBody);
 
 /**
  * Claims the key for this request. Returns `{ replay }` when a completed response with the same body exists,

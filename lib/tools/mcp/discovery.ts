@@ -7,7 +7,7 @@
  * - `mutating: false` only when the server's annotations say `readOnlyHint: true`;
  * - `metadata`: `mcpToolName` (the name to call), the server's `title` and `annotations`, and the server's name.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@/lib/hash";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection";
 import { MCP_CONTENT_OUTPUT_SCHEMA } from "./invoke";
@@ -55,7 +55,7 @@ export function discoveredTool(endpointName: string, endpoint: string, server: {
       ...(server.name && { mcpServer: server.name }),
     },
   };
-  const hash = createHash("sha256").update(stableJson(manifest)).digest("hex");
+  const hash = sha256Hex(stableJson(manifest));
   return { toolId, name: tool.name, manifest, hash };
 }
 
