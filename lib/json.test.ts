@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RawJson, stringifyResponse } from "@/lib/json";
+import { RawJson, sortedKeysJson, stringifyResponse } from "@/lib/json";
 
 describe("stringifyResponse", () => {
   it("writes a stored document exactly as stored, nested at any depth", () => {
@@ -14,5 +14,15 @@ describe("stringifyResponse", () => {
 
   it("outside a response a stored document is its parsed value", () => {
     expect(JSON.stringify({ m: new RawJson('{"a":1}') })).toBe('{"m":{"a":1}}');
+  });
+});
+
+describe("sortedKeysJson", () => {
+  it("sorts keys at every level, keeps array order, and leaves out undefined members as JSON.stringify does", () => {
+    expect(sortedKeysJson({ z: { y: 1, x: [3, 1, { b: "é", a: true }] }, a: null, u: undefined })).toBe('{"a":null,"z":{"x":[3,1,{"a":true,"b":"é"}],"y":1}}');
+    expect(sortedKeysJson([undefined, 1])).toBe("[null,1]");
+    expect(sortedKeysJson(undefined)).toBe("null");
+    const value = { b: [1, { d: 2, c: "x" }], a: { f: null, e: 1.5 } };
+    expect(JSON.parse(sortedKeysJson(value))).toEqual(value);
   });
 });

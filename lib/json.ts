@@ -37,6 +37,20 @@ export function stringifyResponse(value: unknown): string {
   return text.replace(/"\\u0000raw:(\d+)"/g, (_match, index: string) => raws[Number(index)]);
 }
 
+/**
+ * JSON with object keys sorted at every level (arrays keep their order; an undefined member is left out, one in an
+ * array written as null): the same value gives the same text whatever order its keys came in. What an approval's
+ * arguments and a discovered MCP tool's manifest are hashed on.
+ */
+export function sortedKeysJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map((item) => sortedKeysJson(item === undefined ? null : item)).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${sortedKeysJson(item)}`).join(",")}}`;
+}
+
 /** Key order kept, whitespace removed: the form in which request bodies are compared. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { argumentsHash, asksForSession, canonicalJson, decideCall, type GateInput } from "@/lib/kernel/approval-policy";
+import { argumentsHash, asksForSession, decideCall, type GateInput } from "@/lib/kernel/approval-policy";
+import { sortedKeysJson } from "@/lib/json";
 
 const base = (overrides: Partial<GateInput> = {}, manifest: Partial<GateInput["manifest"]> = {}): GateInput => ({
   manifest: { id: "acme.pay", ...manifest },
@@ -52,7 +53,7 @@ describe("session approvals and argument hashes", () => {
   });
 
   it("hashes canonical JSON: key order does not matter, values do", () => {
-    expect(canonicalJson({ b: 1, a: [2, { d: 1, c: null }] })).toBe('{"a":[2,{"c":null,"d":1}],"b":1}');
+    expect(sortedKeysJson({ b: 1, a: [2, { d: 1, c: null }] })).toBe('{"a":[2,{"c":null,"d":1}],"b":1}');
     expect(argumentsHash({ a: 1, b: 2 })).toBe(argumentsHash({ b: 2, a: 1 }));
     expect(argumentsHash({ a: 1 })).not.toBe(argumentsHash({ a: 2 }));
   });

@@ -12,6 +12,7 @@
  *   rule applies to invocations.
  */
 import { sha256Hex } from "@/lib/hash";
+import { sortedKeysJson } from "@/lib/json";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 
 /** Why a call or a turn waits for a person. */
@@ -66,19 +67,9 @@ export function asksForSession(hitlAfterTurns: number | undefined, completedTurn
   return typeof hitlAfterTurns === "number" && hitlAfterTurns > 0 && completedTurns > 0 && completedTurns % hitlAfterTurns === 0;
 }
 
-/** JSON with object keys sorted at every level (arrays keep their order): the same value always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-}
-
-/** sha256 (hex) of the arguments' canonical JSON: what an approval is bound to. */
+/** sha256 (hex) of the arguments' JSON with sorted keys: what an approval is bound to. */
 export function argumentsHash(args: unknown): string {
-  return sha256Hex(canonicalJson(args));
+  return sha256Hex(sortedKeysJson(args));
 }
 
 /** How long an approval waits by default (KINDGI_APPROVAL_TTL_MS; 24 h). */

@@ -8,6 +8,7 @@
  * - `metadata`: `mcpToolName` (the name to call), the server's `title` and `annotations`, and the server's name.
  */
 import { sha256Hex } from "@/lib/hash";
+import { sortedKeysJson } from "@/lib/json";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection";
 import { MCP_CONTENT_OUTPUT_SCHEMA } from "./invoke";
@@ -55,12 +56,6 @@ export function discoveredTool(endpointName: string, endpoint: string, server: {
       ...(server.name && { mcpServer: server.name }),
     },
   };
-  const hash = sha256Hex(stableJson(manifest));
+  const hash = sha256Hex(sortedKeysJson(manifest));
   return { toolId, name: tool.name, manifest, hash };
-}
-
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value && typeof value === "object") return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
-  return JSON.stringify(value);
 }
