@@ -255,9 +255,19 @@ export function startScheduler(): void {
   if (holder.kindgiScheduler) return;
   const maxSleepMs = Math.max(50, Number(process.env.KINDGI_SCHEDULER_POLL_MS) || 1000);
   holder.kindgiScheduler = startBackgroundLoop("scheduler", maxSleepMs, async () => {
-    await fireDueSchedules();
-    const db = await getDb();
-    const soonest = await db.schedule.findFirst({ where: { status: "active", nextFireAt: { not: null } }, orderBy: { nextFireAt: "asc" }, select: { nextFireAt: true } });
-    return soonest?.nextFireAt ? Math.min(maxSleepMs, Math.max(5, soonest.nextFireAt.getTime() - Date.now() + 5)) : null;
+    // A pass with nothing due (most of them) asks one question: when is the soonest tick.
+    let soonest = await soonestTick();
+    if (soonest !== null && soonest <= Date.now()) {
+      await fireDueSchedules();
+      soonest = await soonestTick();
+    }
+    return soonest !== null ? Math.min(maxSleepMs, Math.max(5, soonest - Date.now() + 5)) : null;
   });
+}
+
+/** When the soonest active schedule's next tick is (epoch ms), or null when none is active. */
+async function soonestTick(): Promise<number | null> {
+  const db = await getDb();
+  const soonest = await db.schedule.findFirst({ where: { status: "active", nextFireAt: { not: null } }, orderBy: { nextFireAt: "asc" }, select: { nextFireAt: true } });
+  return soonest?.nextFireAt?.getTime() ?? null;
 }
