@@ -140,3 +140,39 @@ describe("response compression", () => {
     expect((await gzipped.json()).data.length).toBeGreaterThanOrEqual(5);
   });
 });
+
+// The embedded database is one thread of the server's, with no connections to close: this is PostgreSQL's.
+if (kindgi().backend === "postgresql") {
+  describe("PostgreSQL connections", () => {
+    it("outlive an idle spell longer than pg's 10 s default, so the next burst does not wait for new ones", async () => {
+      const database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!);
+      cleanups.push(database.drop);
+      const server = await startServer({ env: { DATABASE_URL: database.url, KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined } });
+      cleanups.push(() => server.stop());
+      await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
+      const key = /API key:\s+(kgi_\w+)/.exec(server.output())![1];
+      const projectId = /project id:\s+([0-9a-f-]{36})/.exec(server.output())![1];
+      // 16 registrations in flight at once take several of the pool's connections.
+      const burst = async () => {
+        const answers = await Promise.all(Array.from({ length: 16 }, () => call("POST", "/v1/tools", { baseUrl: server.baseUrl, key, body: { ...toolManifest(), projectId } })));
+        for (const answer of answers) expect(answer.status, answer.text).toBe(201);
+      };
+      for (let i = 0; i < 3; i++) await burst();
+
+      const pg = (await import("pg")).default;
+      const observer = new pg.Client({ connectionString: database.url });
+      await observer.connect();
+      cleanups.push(() => observer.end());
+      // Every other connection to this fresh database is the server's.
+      const serverConnections = async () => (await observer.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((row) => row.pid);
+      const before = await serverConnections();
+      expect(before.length).toBeGreaterThanOrEqual(4);
+
+      // Idle but for the background loops, which keep one or two connections busy.
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      const after = await serverConnections();
+      expect(before.filter((pid) => !after.includes(pid))).toEqual([]);
+      await burst();
+    });
+  });
+}

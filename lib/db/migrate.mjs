@@ -65,11 +65,18 @@ async function pgFactory(url) {
     return adapter;
   };
   const base = new PrismaPg({ connectionString: url });
+  // Each connect() opens a pool of its own; the engine does not end them, so close() does (else the connection stays
+  // open in `npm start`'s process until pg's idle timeout).
+  const connected = [];
   return {
     factory: {
       provider: base.provider,
       adapterName: base.adapterName,
-      connect: async () => wholeScript(await base.connect()),
+      connect: async () => {
+        const adapter = wholeScript(await base.connect());
+        connected.push(adapter);
+        return adapter;
+      },
       async connectToShadowDb() {
         const admin = new pg.Client({ connectionString: url });
         await admin.connect();
@@ -87,7 +94,9 @@ async function pgFactory(url) {
         return inner;
       },
     },
-    close: async () => {},
+    close: async () => {
+      await Promise.all(connected.map((adapter) => adapter.dispose().catch(() => {})));
+    },
   };
 }
 
