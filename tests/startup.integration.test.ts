@@ -18,21 +18,29 @@ function cli(args: string[], env: Record<string, string | undefined>) {
   return spawnSync(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/kindgi.ts", ...args], { cwd: root, env: childEnv, encoding: "utf8", timeout: 120_000 });
 }
 
+/**
+ * A first start on a database of its own (a fresh PostgreSQL database on that backend, a fresh data folder on PGlite),
+ * with no operator token or bootstrap key: the server, and the admin key and project id it prints once.
+ */
+async function startFirstServer(extraEnv: Record<string, string | undefined> = {}) {
+  const database = kindgi().backend === "postgresql" ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!) : null;
+  if (database) cleanups.push(database.drop);
+  const env = { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined, ...extraEnv };
+  const server = await startServer({ env });
+  cleanups.push(() => server.stop());
+  const dataDir = server.dataDir;
+  if (dataDir) cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
+  const output = server.output();
+  return { server, env, database, dataDir, key: /API key:\s+(kgi_\w+)/.exec(output)![1], projectId: /project id:\s+([0-9a-f-]{36})/.exec(output)![1] };
+}
+
 describe("first start on an empty database", () => {
   it("creates a tenant, prints the admin credentials and a key once, and the key registers a tool", async () => {
-    const { backend } = kindgi();
-    const database = backend === "postgresql" ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!) : null;
-    if (database) cleanups.push(database.drop);
-    const env = { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined, KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined };
-    let server: RunningServer = await startServer({ env });
-    cleanups.push(() => server.stop());
-    const dataDir = server.dataDir;
-    if (dataDir) cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
+    const first = await startFirstServer({ KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined });
+    const { env, database, dataDir, key, projectId } = first;
+    let server: RunningServer = first.server;
     const output = server.output();
-    const key = /API key:\s+(kgi_\w+)/.exec(output)![1];
-    const projectId = /project id:\s+([0-9a-f-]{36})/.exec(output)![1];
     expect(output).toMatch(/admin email:\s+admin@kindgi\.local/);
     expect(output).toMatch(/admin password:\s+\w{20}/);
 
@@ -122,16 +130,7 @@ describe("response compression", () => {
     // The same list the compressing server gzips below: past the threshold.
     expect((await plain.text()).length).toBeGreaterThan(2048);
 
-    const { backend } = kindgi();
-    const database = backend === "postgresql" ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!) : null;
-    if (database) cleanups.push(database.drop);
-    const server = await startServer({ env: { DATABASE_URL: database?.url, KINDGI_COMPRESS: "1", KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined } });
-    cleanups.push(() => server.stop());
-    const dataDir = server.dataDir;
-    if (dataDir) cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
-    const firstKey = /API key:\s+(kgi_\w+)/.exec(server.output())![1];
-    const projectId = /project id:\s+([0-9a-f-]{36})/.exec(server.output())![1];
+    const { server, key: firstKey, projectId } = await startFirstServer({ KINDGI_COMPRESS: "1" });
     // Enough tools that the list is past the compression threshold.
     for (let i = 0; i < 5; i++) expect((await call("POST", "/v1/tools", { baseUrl: server.baseUrl, key: firstKey, body: { ...toolManifest(), projectId } })).status).toBe(201);
     const gzipped = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: { Authorization: `Bearer ${firstKey}`, "Accept-Encoding": "gzip" } });
@@ -145,13 +144,7 @@ describe("response compression", () => {
 if (kindgi().backend === "postgresql") {
   describe("PostgreSQL connections", () => {
     it("outlive an idle spell longer than pg's 10 s default, so the next burst does not wait for new ones", async () => {
-      const database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!);
-      cleanups.push(database.drop);
-      const server = await startServer({ env: { DATABASE_URL: database.url, KINDGI_OPERATOR_TOKEN: undefined, KINDGI_BOOTSTRAP_API_KEY: undefined } });
-      cleanups.push(() => server.stop());
-      await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("API key:");
-      const key = /API key:\s+(kgi_\w+)/.exec(server.output())![1];
-      const projectId = /project id:\s+([0-9a-f-]{36})/.exec(server.output())![1];
+      const { server, database, key, projectId } = await startFirstServer();
       // 16 registrations in flight at once take several of the pool's connections.
       const burst = async () => {
         const answers = await Promise.all(Array.from({ length: 16 }, () => call("POST", "/v1/tools", { baseUrl: server.baseUrl, key, body: { ...toolManifest(), projectId } })));
@@ -160,7 +153,7 @@ if (kindgi().backend === "postgresql") {
       for (let i = 0; i < 3; i++) await burst();
 
       const pg = (await import("pg")).default;
-      const observer = new pg.Client({ connectionString: database.url });
+      const observer = new pg.Client({ connectionString: database!.url });
       await observer.connect();
       cleanups.push(() => observer.end());
       // Every other connection to this fresh database is the server's.
@@ -173,6 +166,19 @@ if (kindgi().backend === "postgresql") {
       const after = await serverConnections();
       expect(before.filter((pid) => !after.includes(pid))).toEqual([]);
       await burst();
+    });
+
+    it("are all closed by the migrations once they are applied", async () => {
+      const database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL!);
+      cleanups.push(database.drop);
+      const { runMigrations } = await import("@/lib/db/migrate.mjs");
+      expect((await runMigrations({ command: "deploy", databaseUrl: database.url })).length).toBeGreaterThan(0);
+      const pg = (await import("pg")).default;
+      const observer = new pg.Client({ connectionString: database.url });
+      await observer.connect();
+      cleanups.push(() => observer.end());
+      const others = await observer.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      expect(others.rows).toEqual([]);
     });
   });
 }
