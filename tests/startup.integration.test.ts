@@ -35,6 +35,18 @@ async function startFirstServer(extraEnv: Record<string, string | undefined> = {
   return { server, env, database, dataDir, key: /API key:\s+(kgi_\w+)/.exec(output)![1], projectId: /project id:\s+([0-9a-f-]{36})/.exec(output)![1] };
 }
 
+/**
+ * Lists the backend PIDs of every other connection to the database at `url`, read through a connection of its own
+ * (ended at clean-up).
+ */
+async function otherConnections(url: string): Promise<() => Promise<number[]>> {
+  const pg = (await import("pg")).default;
+  const observer = new pg.Client({ connectionString: url });
+  await observer.connect();
+  cleanups.push(() => observer.end());
+  return async () => (await observer.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((row) => row.pid);
+}
+
 describe("first start on an empty database", () => {
   it("creates a tenant, prints the admin credentials and a key once, and the key registers a tool", async () => {
     const first = await startFirstServer({ KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined });
@@ -152,12 +164,8 @@ if (kindgi().backend === "postgresql") {
       };
       for (let i = 0; i < 3; i++) await burst();
 
-      const pg = (await import("pg")).default;
-      const observer = new pg.Client({ connectionString: database!.url });
-      await observer.connect();
-      cleanups.push(() => observer.end());
       // Every other connection to this fresh database is the server's.
-      const serverConnections = async () => (await observer.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((row) => row.pid);
+      const serverConnections = await otherConnections(database!.url);
       const before = await serverConnections();
       expect(before.length).toBeGreaterThanOrEqual(4);
 
@@ -173,12 +181,7 @@ if (kindgi().backend === "postgresql") {
       cleanups.push(database.drop);
       const { runMigrations } = await import("@/lib/db/migrate.mjs");
       expect((await runMigrations({ command: "deploy", databaseUrl: database.url })).length).toBeGreaterThan(0);
-      const pg = (await import("pg")).default;
-      const observer = new pg.Client({ connectionString: database.url });
-      await observer.connect();
-      cleanups.push(() => observer.end());
-      const others = await observer.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()");
-      expect(others.rows).toEqual([]);
+      expect(await (await otherConnections(database.url))()).toEqual([]);
     });
   });
 }
