@@ -16,7 +16,7 @@
 //   request line or header, headers too large, a timeout): Node would answer an empty 400, 431 or 408.
 // Every other request passes to Next.js untouched, but for one header: a page request carries the path asked for in
 // CONSOLE_PATH_HEADER (whatever the client sent in it), so that the console's layouts can send a person without a
-// session to sign in and back.
+// session to sign in and back. And every answer leaves in one write where Next.js would make two (OneWriteResponse).
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 
@@ -199,8 +199,21 @@ export function pagePath(target) {
   }
 }
 
+/**
+ * The server's responses. Next.js calls `flushHeaders()` right before it writes a response's first chunk, which sends
+ * the status line and headers in a write (a system call, a TCP segment for the client to read) of their own. Here they
+ * wait for that chunk instead: Node.js sends a response's head with its first chunk, or with its end when it has
+ * none, and writes the chunk in the same turn of the event loop, so nothing is held back and an answer takes one write
+ * instead of two.
+ */
+export class OneWriteResponse extends http.ServerResponse {
+  flushHeaders() {}
+}
+
 const createServer = http.createServer;
 http.createServer = function createGuardedServer(...args) {
+  if (args[0] !== null && typeof args[0] === "object") args[0] = { ServerResponse: OneWriteResponse, ...args[0] };
+  else args.unshift({ ServerResponse: OneWriteResponse });
   const index = args.findIndex((arg) => typeof arg === "function");
   if (index >= 0) {
     const listener = args[index];

@@ -1,9 +1,11 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { errorStatus } from "@/lib/errors";
 import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
 import { CONSOLE_PATH_HEADER as PAGE_HEADER } from "@/lib/client/console-path";
 import { allowedMethods } from "@/lib/api/method-table";
-import { CONSOLE_PATH_HEADER, MAX_BODY_BYTES, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer, pagePath } from "./http-edge.mjs";
+import { CONSOLE_PATH_HEADER, MAX_BODY_BYTES, OneWriteResponse, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer, pagePath } from "./http-edge.mjs";
 
 type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
 const table = (path: string) => (path === "/v1/tools" ? ["GET", "HEAD", "POST"] : path === "/health" ? ["GET", "HEAD"] : null);
@@ -87,5 +89,118 @@ describe("the HTTP front's answers", () => {
 
   it("caps bodies at the API's limit", () => {
     expect(MAX_BODY_BYTES).toBe(API_MAX_BODY_BYTES);
+  });
+});
+
+/**
+ * A server made the way Next.js makes its own (`http.createServer(listener)`, which the HTTP front wraps), counting the
+ * writes each connection's socket makes (a write, or a corked batch of them, is one system call).
+ */
+async function countingServer(listener: http.RequestListener) {
+  const server = http.createServer(listener);
+  const writes: number[] = [];
+  server.on("connection", (socket: Socket & { _write: (...args: unknown[]) => unknown; _writev: (...args: unknown[]) => unknown }) => {
+    const index = writes.push(0) - 1;
+    const write = socket._write;
+    const writev = socket._writev;
+    socket._write = function (...args) {
+      writes[index] += 1;
+      return write.apply(this, args);
+    };
+    socket._writev = function (...args) {
+      writes[index] += 1;
+      return writev.apply(this, args);
+    };
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, writes, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A GET without keep-alive: the status, the headers, and each chunk of the body with the time it arrived. */
+function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; chunks: { text: string; at: number }[] }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    http
+      .get(url, { agent: false }, (response) => {
+        const chunks: { text: string; at: number }[] = [];
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => chunks.push({ text, at: Date.now() - started }));
+        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, chunks }));
+      })
+      .on("error", reject);
+  });
+}
+
+describe("the HTTP front's responses", () => {
+  it("send the head with the first chunk, in one write, when Next.js flushes the headers first", async () => {
+    const headersSent: boolean[] = [];
+    const server = await countingServer((request, response) => {
+      response.setHeader("Content-Type", "application/json; charset=utf-8");
+      response.setHeader("X-Request-Id", "r-1");
+      // What Next.js's pipeToNodeResponse does with a route's answer: flush the headers, then write the chunk.
+      response.flushHeaders();
+      headersSent.push(response.headersSent);
+      response.write('{"ok":');
+      headersSent.push(response.headersSent);
+      response.end("true}");
+    });
+    try {
+      const answer = await get(`${server.url}/catalog`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
+      expect(answer.headers["x-request-id"]).toBe("r-1");
+      expect(answer.chunks.map((chunk) => chunk.text).join("")).toBe('{"ok":true}');
+      expect(headersSent).toEqual([false, true]);
+      // Node.js alone writes the head on its own, then the body: two.
+      expect(server.writes).toEqual([1]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("hold nothing back: a streamed chunk arrives before the next one is written, a response without a body still ends", async () => {
+    const server = await countingServer((request, response) => {
+      response.setHeader("Content-Type", "text/event-stream");
+      if (request.url === "/empty") {
+        response.statusCode = 204;
+        response.flushHeaders();
+        return response.end();
+      }
+      response.flushHeaders();
+      response.write("data: one\n\n");
+      setTimeout(() => response.end("data: two\n\n"), 300);
+    });
+    try {
+      const answer = await get(`${server.url}/stream`);
+      expect(answer.status).toBe(200);
+      expect(answer.chunks.map((chunk) => chunk.text)).toEqual(["data: one\n\n", "data: two\n\n"]);
+      expect(answer.chunks[0].at).toBeLessThan(250);
+      expect(answer.chunks[1].at).toBeGreaterThanOrEqual(290);
+      const empty = await get(`${server.url}/empty`);
+      expect(empty.status).toBe(204);
+      expect(empty.chunks).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("are the server's responses, whatever options Next.js passes", async () => {
+    const kinds: boolean[] = [];
+    const plain = http.createServer((request, response) => {
+      kinds.push(response instanceof OneWriteResponse);
+      response.end();
+    });
+    const withOptions = http.createServer({ keepAliveTimeout: 1000 }, (request, response) => {
+      kinds.push(response instanceof OneWriteResponse);
+      response.end();
+    });
+    for (const server of [plain, withOptions]) {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      await get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/catalog`);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    expect(kinds).toEqual([true, true]);
+    expect(withOptions.keepAliveTimeout).toBe(1000);
   });
 });
