@@ -5,6 +5,7 @@ import { errorStatus } from "@/lib/errors";
 import { MAX_BODY_BYTES as API_MAX_BODY_BYTES } from "@/lib/api/limits";
 import { CONSOLE_PATH_HEADER as PAGE_HEADER } from "@/lib/client/console-path";
 import { allowedMethods } from "@/lib/api/method-table";
+import { httpRequest } from "@/tests/helpers/raw-http";
 import { CONSOLE_PATH_HEADER, MAX_BODY_BYTES, OneWriteResponse, apiAnswer, clientErrorAnswer, malformedQueryAnswer, methodAnswer, pagePath } from "./http-edge.mjs";
 
 type Answer = { status: number; code: string; message: string; headers?: Record<string, string>; details?: { allow: string[] } };
@@ -93,11 +94,11 @@ describe("the HTTP front's answers", () => {
 });
 
 /**
- * A server made the way Next.js makes its own (`http.createServer(listener)`, which the HTTP front wraps), counting the
- * writes each connection's socket makes (a write, or a corked batch of them, is one system call).
+ * A server made the way Next.js makes its own (`http.createServer([options,] listener)`, which the HTTP front wraps),
+ * counting the writes each connection's socket makes (a write, or a corked batch of them, is one system call).
  */
-async function countingServer(listener: http.RequestListener) {
-  const server = http.createServer(listener);
+async function countingServer(listener: http.RequestListener, options?: http.ServerOptions) {
+  const server = options ? http.createServer(options, listener) : http.createServer(listener);
   const writes: number[] = [];
   server.on("connection", (socket: Socket & { _write: (...args: unknown[]) => unknown; _writev: (...args: unknown[]) => unknown }) => {
     const index = writes.push(0) - 1;
@@ -114,22 +115,7 @@ async function countingServer(listener: http.RequestListener) {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, writes, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-/** A GET without keep-alive: the status, the headers, and each chunk of the body with the time it arrived. */
-function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; chunks: { text: string; at: number }[] }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    http
-      .get(url, { agent: false }, (response) => {
-        const chunks: { text: string; at: number }[] = [];
-        response.setEncoding("utf8");
-        response.on("data", (text: string) => chunks.push({ text, at: Date.now() - started }));
-        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, chunks }));
-      })
-      .on("error", reject);
-  });
+  return { server, url, writes, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 describe("the HTTP front's responses", () => {
@@ -146,13 +132,13 @@ describe("the HTTP front's responses", () => {
       response.end("true}");
     });
     try {
-      const answer = await get(`${server.url}/catalog`);
+      const answer = await httpRequest(server.url, "GET", "/catalog");
       expect(answer.status).toBe(200);
       expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
       expect(answer.headers["x-request-id"]).toBe("r-1");
-      expect(answer.chunks.map((chunk) => chunk.text).join("")).toBe('{"ok":true}');
+      expect(answer.text).toBe('{"ok":true}');
       expect(headersSent).toEqual([false, true]);
-      // Node.js alone writes the head on its own, then the body: two.
+      // Without OneWriteResponse, Node.js writes the head on its own, then the body: two.
       expect(server.writes).toEqual([1]);
     } finally {
       await server.close();
@@ -172,12 +158,12 @@ describe("the HTTP front's responses", () => {
       setTimeout(() => response.end("data: two\n\n"), 300);
     });
     try {
-      const answer = await get(`${server.url}/stream`);
+      const answer = await httpRequest(server.url, "GET", "/stream");
       expect(answer.status).toBe(200);
-      expect(answer.chunks.map((chunk) => chunk.text)).toEqual(["data: one\n\n", "data: two\n\n"]);
-      expect(answer.chunks[0].at).toBeLessThan(250);
-      expect(answer.chunks[1].at).toBeGreaterThanOrEqual(290);
-      const empty = await get(`${server.url}/empty`);
+      expect(answer.chunks!.map((chunk) => chunk.text)).toEqual(["data: one\n\n", "data: two\n\n"]);
+      expect(answer.chunks![0].at).toBeLessThan(250);
+      expect(answer.chunks![1].at).toBeGreaterThanOrEqual(290);
+      const empty = await httpRequest(server.url, "GET", "/empty");
       expect(empty.status).toBe(204);
       expect(empty.chunks).toEqual([]);
     } finally {
@@ -187,20 +173,20 @@ describe("the HTTP front's responses", () => {
 
   it("are the server's responses, whatever options Next.js passes", async () => {
     const kinds: boolean[] = [];
-    const plain = http.createServer((request, response) => {
+    const listener: http.RequestListener = (request, response) => {
       kinds.push(response instanceof OneWriteResponse);
       response.end();
-    });
-    const withOptions = http.createServer({ keepAliveTimeout: 1000 }, (request, response) => {
-      kinds.push(response instanceof OneWriteResponse);
-      response.end();
-    });
+    };
+    const plain = await countingServer(listener);
+    const withOptions = await countingServer(listener, { keepAliveTimeout: 1000 });
     for (const server of [plain, withOptions]) {
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      await get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/catalog`);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      try {
+        await httpRequest(server.url, "GET", "/catalog");
+      } finally {
+        await server.close();
+      }
     }
     expect(kinds).toEqual([true, true]);
-    expect(withOptions.keepAliveTimeout).toBe(1000);
+    expect(withOptions.server.keepAliveTimeout).toBe(1000);
   });
 });

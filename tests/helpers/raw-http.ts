@@ -1,7 +1,14 @@
 import http from "node:http";
 import net from "node:net";
 
-export type RawAnswer = { status: number; headers: Record<string, string>; text: string; body: any };
+export type RawAnswer = {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  body: any;
+  /** Each chunk of the body as it arrived, with the ms since the request was sent (httpRequest only). */
+  chunks?: { text: string; at: number }[];
+};
 
 function parse(status: number, headers: Record<string, string>, text: string): RawAnswer {
   let body: unknown;
@@ -17,11 +24,12 @@ function parse(status: number, headers: Record<string, string>, text: string): R
 export function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
+    const started = Date.now();
     const request = http.request({ host: url.hostname, port: url.port, method, path, headers: { Connection: "close", ...headers } }, (response) => {
-      let text = "";
+      const chunks: { text: string; at: number }[] = [];
       response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => resolve(parse(response.statusCode ?? 0, response.headers as Record<string, string>, text)));
+      response.on("data", (chunk: string) => chunks.push({ text: chunk, at: Date.now() - started }));
+      response.on("end", () => resolve({ ...parse(response.statusCode ?? 0, response.headers as Record<string, string>, chunks.map((chunk) => chunk.text).join("")), chunks }));
     });
     // CONNECT: Node's client hands the answer over as a tunnel; read it as a plain response.
     request.on("connect", (response, socket, head) => {
