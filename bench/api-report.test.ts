@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BARE_POST, BASELINE, LIST_TOOLS as LIST, POST_TOOLS as POST, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
+import { BARE_POST, BASELINE, CONTROL, LIST_TOOLS as LIST, POST_TOOLS as POST, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
 
 /** A measured row: `requests` over `seconds`, latencies as given, one round per entry of `roundRates`. */
 function row(scenario: string, requests: number, seconds: number, options: { latencies?: number[]; roundRates?: number[]; roundP99s?: number[]; errors?: number } = {}): Result {
@@ -56,6 +56,16 @@ describe("verdicts", () => {
     const lines = verdicts([row(POST, 500, 1, { latencies: latencies(100, 30, 1, 40) }), row(BARE_POST, 1000, 1, { latencies: latencies(100, 20, 1, 25) }), row(BASELINE, 1000, 1)]);
     expect(lines.at(-1)).toBe(`reference (not a target): ${BARE_POST}: 1000.0 req/s, p99 20.00 ms; POST /v1/tools is 50.0 % of its rate, its p99 1.50× its p99`);
     expect(lines.filter((line) => line.startsWith("target:") && line.includes("POST /echo"))).toEqual([]);
+  });
+
+  it("shows the second bare server's share of the first as the run's noise, neither a target nor the row shares are of", () => {
+    // The control server answered 940 req/s beside the bare route's 1,000: whoami's 930 is judged against the first.
+    const lines = verdicts([row(WHOAMI, 930, 1), row(BASELINE, 1000, 1), row(CONTROL, 940, 1)]);
+    expect(lines).toContain("target: GET /v1/identity/whoami >= 90 % of the bare route: 93.0 % (met)");
+    expect(lines.at(-1)).toBe("control (not a target): a second bare Next.js server, identical to the first, served 94.0 % of its rate: two servers running the same code differ this much in this run");
+    expect(lines.filter((line) => line.startsWith("target:") && line.includes("second bare server"))).toEqual([]);
+    // Without the first bare server there is nothing to compare the control with.
+    expect(verdicts([row(WHOAMI, 930, 1), row(CONTROL, 940, 1)]).some((line) => line.startsWith("control"))).toBe(false);
   });
 
   it("has no share verdict for a row or a bare route that was not measured", () => {

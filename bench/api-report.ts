@@ -14,6 +14,11 @@ export const LIST_TOOLS = "GET /v1/tools?limit=100";
 export const WHOAMI = "GET /v1/identity/whoami (empty /v1 route)";
 /** The row every share is of. */
 export const BASELINE = "GET /constant (bare Next.js)";
+/**
+ * A second bare app server, identical to the first (same build, same warm-up), measured in the same rounds: its share
+ * of the first is how far two servers running the same code differ in this run, the noise any other share carries.
+ */
+export const CONTROL = "GET /constant (second bare server, control)";
 /** The bare POST shown beside POST /v1/tools. */
 export const BARE_POST = "POST /echo (bare Next.js, same bodies)";
 /** The targets on a share of the bare route's rate: the row's scenario prefix and the least share, in per cent. */
@@ -100,6 +105,12 @@ export function verdicts(results: Result[]): string[] {
   if (post && barePost) {
     lines.push(
       `reference (not a target): ${BARE_POST}: ${rateOf(barePost).toFixed(1)} req/s, p99 ${p99Of(barePost).toFixed(2)} ms; POST /v1/tools is ${((100 * rateOf(post)) / rateOf(barePost)).toFixed(1)} % of its rate, its p99 ${(p99Of(post) / p99Of(barePost)).toFixed(2)}× its p99`,
+    );
+  }
+  const control = rowNamed(results, CONTROL);
+  if (control && baseline) {
+    lines.push(
+      `control (not a target): a second bare Next.js server, identical to the first, served ${((100 * rateOf(control)) / rateOf(baseline)).toFixed(1)} % of its rate: two servers running the same code differ this much in this run`,
     );
   }
   return lines;

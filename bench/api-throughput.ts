@@ -7,7 +7,7 @@
  *   DATABASE_URL=postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi npx tsx bench/api-throughput.ts
  * Flags: --concurrency N (16), --post-requests N (1000), --list-requests N (1000), --empty-requests N (3000), --constant-requests N (3000),
  *        --warmup N (2000), --settle N (100), --rounds N (5), --client http|fetch (http), --skip-build (reuse the existing .next build as is),
- *        --scenarios post,list,whoami,bare-post,bare (all five; a subset measures only those, in that order: for example
+ *        --scenarios post,list,whoami,bare-post,bare,control (all six; a subset measures only those, in that order: for example
  *        `--scenarios post --post-requests 4500 --rounds 3` is POST /v1/tools alone, in three blocks of 1,500).
  * With PostgreSQL a fresh database is created on that server for the run (needs CREATEDB) and dropped at the end.
  *
@@ -26,6 +26,11 @@
  *                                   at run time in a temp directory, with the product's `compress: false` (by default
  *                                   the product leaves gzip to a reverse proxy); it shows the floor set by Next.js itself.
  *                                   Every "vs bare" share is of this row.
+ *   6. GET  /constant (control)   – the same route on a second server of the same baseline app, warmed up as much as
+ *                                   the first: not a target. Two servers running the same code do not serve the same
+ *                                   rate (on these 2-core machines, four identical bare servers measured in turn gave
+ *                                   92-101 % of the first's rate, each one steadily), so its share of the first shows
+ *                                   how much of any share in the run is the luck of the server process.
  * Warm-up: it takes each server to its steady rate before it is measured (the JIT compiles a route's hot code only after
  * many calls): 2,000 requests per scenario, after which the rates by round stay flat (with the former 500 every row,
  * the bare route's included, still rose by 1.4-1.9x from the first round to the last; with 50 far more). Then both
@@ -56,7 +61,7 @@ import { performance } from "node:perf_hooks";
 import { benchToolManifest, cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
-import { BARE_POST, BASELINE, LIST_TOOLS, POST_TOOLS, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
+import { BARE_POST, BASELINE, CONTROL, LIST_TOOLS, POST_TOOLS, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
 
 const MIN_TOOLS_FOR_LIST = 300;
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
@@ -82,7 +87,7 @@ type Options = {
   scenarios: ScenarioKey[];
 };
 
-const SCENARIO_KEYS = ["post", "list", "whoami", "bare-post", "bare"] as const;
+const SCENARIO_KEYS = ["post", "list", "whoami", "bare-post", "bare", "control"] as const;
 type ScenarioKey = (typeof SCENARIO_KEYS)[number];
 
 function parseArgs(argv: string[]): Options {
@@ -143,7 +148,7 @@ function parseArgs(argv: string[]): Options {
       }
       case "--help":
       case "-h":
-        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--settle N] [--rounds N] [--client http|fetch] [--scenarios post,list,whoami,bare-post,bare] [--skip-build]");
+        console.log("usage: npx tsx bench/api-throughput.ts [--backend pglite|pg] [--concurrency N] [--post-requests N] [--list-requests N] [--empty-requests N] [--constant-requests N] [--warmup N] [--settle N] [--rounds N] [--client http|fetch] [--scenarios post,list,whoami,bare-post,bare,control] [--skip-build]");
         process.exit(0);
       default:
         throw new Error(`unknown argument ${arg} (try --help)`);
@@ -317,6 +322,11 @@ async function main() {
     const baseline = await startBaseline(baselineDir);
     cleanups.push({ label: "baseline server", fn: baseline.stop });
     console.log(`baseline server: ${baseline.baseUrl}`);
+    const control = options.scenarios.includes("control") ? await startBaseline(baselineDir) : null;
+    if (control) {
+      cleanups.push({ label: "control server", fn: control.stop });
+      console.log(`control server (a second baseline server): ${control.baseUrl}`);
+    }
     // The bare POST's requests: the same headers, and manifests of the same shape and size with the projectId.
     const echoRequest = (): RequestSpec => ({ ...registerTool(), url: `${baseline.baseUrl}/echo` });
 
@@ -327,13 +337,16 @@ async function main() {
         { key: "whoami", name: WHOAMI, count: options.emptyRequests, make: () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }) },
         { key: "bare-post", name: BARE_POST, count: options.postRequests, make: echoRequest },
         { key: "bare", name: BASELINE, count: options.constantRequests, make: () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }) },
+        { key: "control", name: CONTROL, count: options.constantRequests, make: () => ({ method: "GET", url: `${control!.baseUrl}/constant` }) },
       ] satisfies Scenario[]
     ).filter((scenario) => options.scenarios.includes(scenario.key));
     const warmupErrors: number[] = [];
     /** Tools registered so far (the POST's warm-up registers them too). */
     let registered = 0;
     /** Warm-up requests each server has answered (the tenant's creation and the list's probe included). */
-    const warmed = { product: 1, bare: 0 };
+    const warmed = { product: 1, bare: 0, control: 0 };
+    const isBare = (key: ScenarioKey) => key === "bare" || key === "bare-post";
+    const isProduct = (key: ScenarioKey) => key === "post" || key === "list" || key === "whoami";
     for (const item of scenarios) {
       if (item.key === "list") {
         // The list pages through at least 300 tools (an untimed top-up when fewer are registered).
@@ -351,11 +364,12 @@ async function main() {
       const errors = await warmUp(client, item, options);
       warmupErrors.push(errors);
       if (item.key === "post") registered += options.warmup - errors;
-      if (item.key === "bare" || item.key === "bare-post") warmed.bare += options.warmup;
+      if (isBare(item.key)) warmed.bare += options.warmup;
+      else if (item.key === "control") warmed.control += options.warmup;
       else warmed.product += options.warmup;
     }
     // Both servers evened up: neither is measured warmer than the other (only when both are measured).
-    if (scenarios.some((item) => item.key.startsWith("bare")) && scenarios.some((item) => !item.key.startsWith("bare"))) {
+    if (scenarios.some((item) => isBare(item.key)) && scenarios.some((item) => isProduct(item.key))) {
       const extra = Math.abs(warmed.product - warmed.bare);
       const toBare = warmed.product > warmed.bare;
       const even = await runLoad(client, "even-up", extra, options.concurrency, () =>
@@ -363,9 +377,18 @@ async function main() {
       );
       if (even.errors) throw new Error(`evening up the warm-ups failed: ${even.errorSamples.join(" | ")}`);
       console.log(`warm-up: ${warmed.product} requests to the product's server, ${warmed.bare} to the bare app's; ${extra} more ${toBare ? "GET /constant to the bare app" : "GET /v1/identity/whoami to the product"} to even them`);
+      if (toBare) warmed.bare += extra;
+    }
+    // The control server: as warm as the bare app's first server.
+    if (control && warmed.control < warmed.bare) {
+      const extra = warmed.bare - warmed.control;
+      const even = await runLoad(client, "control even-up", extra, options.concurrency, () => ({ method: "GET", url: `${control.baseUrl}/constant` }));
+      if (even.errors) throw new Error(`evening up the control server failed: ${even.errorSamples.join(" | ")}`);
+      console.log(`warm-up: ${extra} more GET /constant to the control server (${warmed.bare} in all, as the bare app's)`);
     }
     console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
     results.push(...(await measureRounds(client, scenarios, warmupErrors, options)));
+    await control?.stop();
     await baseline.stop();
     await server.stop();
 
