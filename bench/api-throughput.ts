@@ -368,22 +368,23 @@ async function main() {
       else if (item.key === "control") warmed.control += options.warmup;
       else warmed.product += options.warmup;
     }
+    /** Extra warm-up requests (not counted) that bring a server up to another's count; any error stops the run. */
+    const evenUp = async (what: string, count: number, make: () => RequestSpec) => {
+      const even = await runLoad(client, "even-up", count, options.concurrency, make);
+      if (even.errors) throw new Error(`evening up ${what} failed: ${even.errorSamples.join(" | ")}`);
+    };
     // Both servers evened up: neither is measured warmer than the other (only when both are measured).
     if (scenarios.some((item) => isBare(item.key)) && scenarios.some((item) => isProduct(item.key))) {
       const extra = Math.abs(warmed.product - warmed.bare);
       const toBare = warmed.product > warmed.bare;
-      const even = await runLoad(client, "even-up", extra, options.concurrency, () =>
-        toBare ? { method: "GET", url: `${baseline.baseUrl}/constant` } : { method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth },
-      );
-      if (even.errors) throw new Error(`evening up the warm-ups failed: ${even.errorSamples.join(" | ")}`);
+      await evenUp("the warm-ups", extra, () => (toBare ? { method: "GET", url: `${baseline.baseUrl}/constant` } : { method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }));
       console.log(`warm-up: ${warmed.product} requests to the product's server, ${warmed.bare} to the bare app's; ${extra} more ${toBare ? "GET /constant to the bare app" : "GET /v1/identity/whoami to the product"} to even them`);
       if (toBare) warmed.bare += extra;
     }
     // The control server: as warm as the bare app's first server.
     if (control && warmed.control < warmed.bare) {
       const extra = warmed.bare - warmed.control;
-      const even = await runLoad(client, "control even-up", extra, options.concurrency, () => ({ method: "GET", url: `${control.baseUrl}/constant` }));
-      if (even.errors) throw new Error(`evening up the control server failed: ${even.errorSamples.join(" | ")}`);
+      await evenUp("the control server", extra, () => ({ method: "GET", url: `${control.baseUrl}/constant` }));
       console.log(`warm-up: ${extra} more GET /constant to the control server (${warmed.bare} in all, as the bare app's)`);
     }
     console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
