@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BARE_POST, BASELINE, CONTROL, LIST_TOOLS as LIST, POST_TOOLS as POST, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
+import { BARE_POST, BASELINE, CONTROL, evenUpPlan, LIST_TOOLS as LIST, passShare, POST_TOOLS as POST, roundLines, tableLines, verdicts, WHOAMI, type Result, type WarmCounts } from "./api-report";
 
 /** A measured row: `requests` over `seconds`, latencies as given, one round per entry of `roundRates`. */
 function row(scenario: string, requests: number, seconds: number, options: { latencies?: number[]; roundRates?: number[]; roundP99s?: number[]; errors?: number } = {}): Result {
@@ -108,5 +108,46 @@ describe("roundLines", () => {
 
   it("prints nothing for a run of one round", () => {
     expect(roundLines([row(WHOAMI, 100, 1), row(BASELINE, 100, 1)])).toEqual([]);
+  });
+});
+
+describe("the warm-up passes", () => {
+  const all = { product: true, bare: true, control: true };
+
+  it("split a warm-up into passes that add up to it, as even as whole numbers allow", () => {
+    expect([0, 1, 2, 3].map((pass) => passShare(2000, pass, 4))).toEqual([500, 500, 500, 500]);
+    expect([0, 1, 2, 3].map((pass) => passShare(10, pass, 4))).toEqual([2, 3, 2, 3]);
+    expect([0, 1].map((pass) => passShare(2, pass, 2))).toEqual([1, 1]);
+    expect(passShare(0, 0, 1)).toBe(0);
+  });
+
+  it("even the bare app up to the product, then the control server up to the bare app", () => {
+    // A first pass of 500 per scenario: the product's three (and its tenant and list probe), the bare app's two, the control's one.
+    expect(evenUpPlan({ product: 1502, bare: 1000, control: 500 }, all)).toEqual({ toBare: 502, toProduct: 0, toControl: 1002 });
+    // The product behind (only whoami measured against both bare scenarios): the product is evened up instead.
+    expect(evenUpPlan({ product: 501, bare: 1000, control: 500 }, all)).toEqual({ toBare: 0, toProduct: 499, toControl: 500 });
+  });
+
+  it("bring every server to one count after each pass, pass after pass", () => {
+    const warmed: WarmCounts = { product: 1, bare: 0, control: 0 };
+    for (let pass = 0; pass < 4; pass++) {
+      const share = passShare(2000, pass, 4);
+      warmed.product += 3 * share + (pass === 0 ? 1 : 0);
+      warmed.bare += 2 * share;
+      warmed.control += share;
+      const plan = evenUpPlan(warmed, all);
+      warmed.bare += plan.toBare;
+      warmed.product += plan.toProduct;
+      warmed.control += plan.toControl;
+      expect(warmed.bare).toBe(warmed.product);
+      expect(warmed.control).toBe(warmed.bare);
+    }
+    expect(warmed).toEqual({ product: 6002, bare: 6002, control: 6002 });
+  });
+
+  it("even up only the servers measured", () => {
+    expect(evenUpPlan({ product: 1502, bare: 0, control: 0 }, { product: true, bare: false, control: false })).toEqual({ toBare: 0, toProduct: 0, toControl: 0 });
+    expect(evenUpPlan({ product: 1, bare: 1000, control: 500 }, { product: false, bare: true, control: true })).toEqual({ toBare: 0, toProduct: 0, toControl: 500 });
+    expect(evenUpPlan({ product: 1502, bare: 1000, control: 0 }, { product: true, bare: true, control: false })).toEqual({ toBare: 502, toProduct: 0, toControl: 0 });
   });
 });

@@ -115,3 +115,24 @@ export function verdicts(results: Result[]): string[] {
   }
   return lines;
 }
+
+/** Warm-up requests each server has answered so far. */
+export type WarmCounts = { product: number; bare: number; control: number };
+
+/**
+ * The extra requests that even the servers up after a warm-up pass (none is measured warmer than another): the bare
+ * app up to the product's count or the product up to the bare app's (only when both are measured), then the control
+ * server up to the bare app's count after that.
+ */
+export function evenUpPlan(warmed: WarmCounts, measured: { product: boolean; bare: boolean; control: boolean }): { toBare: number; toProduct: number; toControl: number } {
+  const both = measured.product && measured.bare;
+  const toBare = both ? Math.max(0, warmed.product - warmed.bare) : 0;
+  const toProduct = both ? Math.max(0, warmed.bare - warmed.product) : 0;
+  const toControl = measured.control ? Math.max(0, warmed.bare + toBare - warmed.control) : 0;
+  return { toBare, toProduct, toControl };
+}
+
+/** How many of `total` warm-up requests pass `pass` (0-based) of `passes` takes: as even as whole numbers allow. */
+export function passShare(total: number, pass: number, passes: number): number {
+  return Math.floor((total * (pass + 1)) / passes) - Math.floor((total * pass) / passes);
+}

@@ -36,13 +36,19 @@
  * the bare route's included, still rose by 1.4-1.9x from the first round to the last; with 50 far more). Then both
  * servers are evened up: the one that got fewer warm-up requests (the bare app: its two scenarios against the product's
  * three and the list's top-up) gets the difference as extra requests (GET /constant, or GET /v1/identity/whoami on the
- * product), so that neither Next.js server is measured warmer than the other.
+ * product), so that neither Next.js server is measured warmer than the other, and the control server gets as many as
+ * the bare app. The warm-up runs in 4 passes of the scenarios in turn, each pass ending with that evening up, so that no
+ * server waits long before its first measured block: warmed up one server after another, the product's waited through
+ * about 12,000 requests to the other two (the bare app's warm-ups and evening up, the control server's), and on PGlite
+ * its first blocks were slow (POST /v1/tools 402 requests a second in round 1 against 899-996 in the others, its p99
+ * 66.8 ms against 26.9-35.4).
  * Rounds: both servers run side by side, but only one is under load at a time. After the warm-ups, each scenario's
  * requests are split into --rounds blocks (5), run in turn (POST, list, whoami, bare POST, bare, then again), so the rows of a
  * ratio see the same machine even when its speed drifts during the run (on these shared machines it does, by more than
  * the differences measured).
- * Settling: taking turns leaves each server idle while the others are measured (the product's POST, first in round 1,
- * after about 5 s of it: the bare app's warm-ups and the evening up). On these machines any server answers its first
+ * Settling: taking turns leaves each server idle while the others are measured (the product's, between two rounds,
+ * for about 1,700 requests: the bare POST's, the bare route's and the control's blocks and their settling; before its
+ * first block, for about 3,000: the last warm-up pass's). On these machines any server answers its first
  * requests after an idle spell slowly: after 8 s idle, the 16 requests in flight when load resumed took up to 160 ms
  * on the bare app (POST /echo) and up to 290 ms on the product (POST /v1/tools), answered one after the other, against a
  * p99 of 36-55 ms in the next block. So each block is preceded by --settle requests of its own scenario, not counted,
@@ -61,9 +67,11 @@ import { performance } from "node:perf_hooks";
 import { benchToolManifest, cleanupOnExit, DEFAULT_PG_URL, loadClient, percentile, postJson, type LoadClient } from "./common";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
-import { BARE_POST, BASELINE, CONTROL, LIST_TOOLS, POST_TOOLS, roundLines, tableLines, verdicts, WHOAMI, type Result } from "./api-report";
+import { BARE_POST, BASELINE, CONTROL, evenUpPlan, LIST_TOOLS, passShare, POST_TOOLS, roundLines, tableLines, verdicts, WHOAMI, type Result, type WarmCounts } from "./api-report";
 
 const MIN_TOOLS_FOR_LIST = 300;
+/** The warm-up's passes (see "Warm-up" above). */
+const WARMUP_PASSES = 4;
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 /** Set on SIGINT/SIGTERM: the load loops stop issuing requests and the run unwinds to its cleanup. */
 let interrupted = false;
@@ -206,10 +214,10 @@ async function runLoad(client: LoadClient, scenario: string, count: number, conc
 
 type Scenario = { key: ScenarioKey; name: string; count: number; make: (i: number) => RequestSpec };
 
-/** The warm-up of one scenario (not counted): its errors, with a warning when there are any. */
-async function warmUp(client: LoadClient, scenario: Scenario, options: Options): Promise<number> {
-  if (options.warmup === 0) return 0;
-  const warm = await runLoad(client, `${scenario.name} (warm-up)`, options.warmup, options.concurrency, scenario.make);
+/** Part of one scenario's warm-up (not counted): its errors, with a warning when there are any. */
+async function warmUp(client: LoadClient, scenario: Scenario, count: number, options: Options): Promise<number> {
+  if (count === 0) return 0;
+  const warm = await runLoad(client, `${scenario.name} (warm-up)`, count, options.concurrency, scenario.make);
   if (warm.errors) console.warn(`WARNING: ${warm.errors} errors during the warm-up of ${scenario.name}: ${warm.errorSamples.join(" | ")}`);
   return warm.errors;
 }
@@ -340,53 +348,67 @@ async function main() {
         { key: "control", name: CONTROL, count: options.constantRequests, make: () => ({ method: "GET", url: `${control!.baseUrl}/constant` }) },
       ] satisfies Scenario[]
     ).filter((scenario) => options.scenarios.includes(scenario.key));
-    const warmupErrors: number[] = [];
+    const warmupErrors = scenarios.map(() => 0);
     /** Tools registered so far (the POST's warm-up registers them too). */
     let registered = 0;
     /** Warm-up requests each server has answered (the tenant's creation and the list's probe included). */
-    const warmed = { product: 1, bare: 0, control: 0 };
+    const warmed: WarmCounts = { product: 1, bare: 0, control: 0 };
+    /** Of those, the requests that evened a server up. */
+    const evened: WarmCounts = { product: 0, bare: 0, control: 0 };
     const isBare = (key: ScenarioKey) => key === "bare" || key === "bare-post";
     const isProduct = (key: ScenarioKey) => key === "post" || key === "list" || key === "whoami";
-    for (const item of scenarios) {
-      if (item.key === "list") {
-        // The list pages through at least 300 tools (an untimed top-up when fewer are registered).
-        if (registered < MIN_TOOLS_FOR_LIST) {
-          const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
-          if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
-          registered += topUp.requests;
-          warmed.product += topUp.requests;
-        }
-        warmed.product += 1;
-        const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
-        const page = (await probe.json()) as { data?: unknown[] };
-        if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
-      }
-      const errors = await warmUp(client, item, options);
-      warmupErrors.push(errors);
-      if (item.key === "post") registered += options.warmup - errors;
-      if (isBare(item.key)) warmed.bare += options.warmup;
-      else if (item.key === "control") warmed.control += options.warmup;
-      else warmed.product += options.warmup;
-    }
+    const measured = { product: scenarios.some((item) => isProduct(item.key)), bare: scenarios.some((item) => isBare(item.key)), control: control !== null };
     /** Extra warm-up requests (not counted) that bring a server up to another's count; any error stops the run. */
     const evenUp = async (what: string, count: number, make: () => RequestSpec) => {
+      if (count === 0) return;
       const even = await runLoad(client, "even-up", count, options.concurrency, make);
       if (even.errors) throw new Error(`evening up ${what} failed: ${even.errorSamples.join(" | ")}`);
     };
-    // Both servers evened up: neither is measured warmer than the other (only when both are measured).
-    if (scenarios.some((item) => isBare(item.key)) && scenarios.some((item) => isProduct(item.key))) {
-      const extra = Math.abs(warmed.product - warmed.bare);
-      const toBare = warmed.product > warmed.bare;
-      await evenUp("the warm-ups", extra, () => (toBare ? { method: "GET", url: `${baseline.baseUrl}/constant` } : { method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }));
-      console.log(`warm-up: ${warmed.product} requests to the product's server, ${warmed.bare} to the bare app's; ${extra} more ${toBare ? "GET /constant to the bare app" : "GET /v1/identity/whoami to the product"} to even them`);
-      if (toBare) warmed.bare += extra;
+    // The warm-up runs in passes, the scenarios in turn as in the rounds, each pass ending with the servers evened up:
+    // so every server has answered about as much as the others at all times, and none sits idle long before its first
+    // measured block (the product's, about 3,000 requests to the others with the defaults, against about 1,700 between
+    // two rounds; warmed up one server after another, it sat through about 12,000, and its first blocks were slow).
+    const passes = Math.min(WARMUP_PASSES, Math.max(1, options.warmup));
+    for (let pass = 0; pass < passes; pass++) {
+      for (const [i, item] of scenarios.entries()) {
+        if (item.key === "list" && pass === 0) {
+          // The list pages through at least 300 tools (an untimed top-up when fewer are registered).
+          if (registered < MIN_TOOLS_FOR_LIST) {
+            const topUp = await runLoad(client, "top-up", MIN_TOOLS_FOR_LIST - registered, options.concurrency, registerTool);
+            if (topUp.errors) throw new Error(`registering tools for the list scenario failed: ${topUp.errorSamples.join(" | ")}`);
+            registered += topUp.requests;
+            warmed.product += topUp.requests;
+          }
+          warmed.product += 1;
+          const probe = await fetch(`${server.baseUrl}/v1/tools?limit=100`, { headers: auth });
+          const page = (await probe.json()) as { data?: unknown[] };
+          if (probe.status !== 200 || page.data?.length !== 100) throw new Error(`GET /v1/tools?limit=100 returned ${probe.status} with ${page.data?.length} items, expected 100`);
+        }
+        const count = passShare(options.warmup, pass, passes);
+        const errors = await warmUp(client, item, count, options);
+        warmupErrors[i] += errors;
+        if (item.key === "post") registered += count - errors;
+        if (isBare(item.key)) warmed.bare += count;
+        else if (item.key === "control") warmed.control += count;
+        else warmed.product += count;
+      }
+      const plan = evenUpPlan(warmed, measured);
+      await evenUp("the bare app", plan.toBare, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }));
+      await evenUp("the product", plan.toProduct, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }));
+      await evenUp("the control server", plan.toControl, () => ({ method: "GET", url: `${control!.baseUrl}/constant` }));
+      warmed.bare += plan.toBare;
+      warmed.product += plan.toProduct;
+      warmed.control += plan.toControl;
+      evened.bare += plan.toBare;
+      evened.product += plan.toProduct;
+      evened.control += plan.toControl;
     }
-    // The control server: as warm as the bare app's first server.
-    if (control && warmed.control < warmed.bare) {
-      const extra = warmed.bare - warmed.control;
-      await evenUp("the control server", extra, () => ({ method: "GET", url: `${control.baseUrl}/constant` }));
-      console.log(`warm-up: ${extra} more GET /constant to the control server (${warmed.bare} in all, as the bare app's)`);
+    console.log(`warm-up: ${passes} ${passes === 1 ? "pass" : "passes"} of the scenarios in turn, the servers evened up after each`);
+    if (measured.product && measured.bare) {
+      const extras = [evened.bare || !evened.product ? `${evened.bare} more GET /constant to the bare app` : "", evened.product ? `${evened.product} more GET /v1/identity/whoami to the product` : ""];
+      console.log(`warm-up: ${warmed.product - evened.product} requests to the product's server, ${warmed.bare - evened.bare} to the bare app's; ${extras.filter(Boolean).join(" and ")} to even them`);
     }
+    if (control) console.log(`warm-up: ${evened.control} more GET /constant to the control server (${warmed.control} in all, as the bare app's)`);
     console.log(`measuring: ${scenarios.map((item) => `${item.name} ${item.count}`).join(", ")}; concurrency ${options.concurrency}, in ${options.rounds} rounds`);
     results.push(...(await measureRounds(client, scenarios, warmupErrors, options)));
     await control?.stop();
