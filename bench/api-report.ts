@@ -132,7 +132,10 @@ export function evenUpPlan(warmed: WarmCounts, measured: { product: boolean; bar
   return { toBare, toProduct, toControl };
 }
 
-/** How many of `total` warm-up requests pass `pass` (0-based) of `passes` takes: as even as whole numbers allow. */
+/**
+ * How many of `total` requests part `pass` (0-based) of `passes` takes, as even as whole numbers allow: a warm-up pass's
+ * share of the warm-up, a measured round's block of a scenario's requests.
+ */
 export function passShare(total: number, pass: number, passes: number): number {
   return Math.floor((total * (pass + 1)) / passes) - Math.floor((total * pass) / passes);
 }

@@ -233,7 +233,7 @@ async function measureRounds(client: LoadClient, scenarios: Scenario[], warmupEr
   for (let round = 0; round < options.rounds; round++) {
     process.stdout.write(`round ${round + 1}/${options.rounds}: `);
     for (const [i, scenario] of scenarios.entries()) {
-      const size = Math.floor((scenario.count * (round + 1)) / options.rounds) - Math.floor((scenario.count * round) / options.rounds);
+      const size = passShare(scenario.count, round, options.rounds);
       if (size === 0) continue;
       if (options.settle > 0) {
         const settle = await runLoad(client, `${scenario.name} (settling)`, options.settle, options.concurrency, scenario.make);
@@ -396,12 +396,10 @@ async function main() {
       await evenUp("the bare app", plan.toBare, () => ({ method: "GET", url: `${baseline.baseUrl}/constant` }));
       await evenUp("the product", plan.toProduct, () => ({ method: "GET", url: `${server.baseUrl}/v1/identity/whoami`, headers: auth }));
       await evenUp("the control server", plan.toControl, () => ({ method: "GET", url: `${control!.baseUrl}/constant` }));
-      warmed.bare += plan.toBare;
-      warmed.product += plan.toProduct;
-      warmed.control += plan.toControl;
-      evened.bare += plan.toBare;
-      evened.product += plan.toProduct;
-      evened.control += plan.toControl;
+      for (const [key, extra] of [["bare", plan.toBare], ["product", plan.toProduct], ["control", plan.toControl]] as const) {
+        warmed[key] += extra;
+        evened[key] += extra;
+      }
     }
     console.log(`warm-up: ${passes} ${passes === 1 ? "pass" : "passes"} of the scenarios in turn, the servers evened up after each`);
     if (measured.product && measured.bare) {
