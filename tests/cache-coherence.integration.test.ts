@@ -2,7 +2,7 @@
 // and by another server on the same PostgreSQL database for at most one second (README: "a revoked key is refused at
 // once on the replica that revoked it and within one second everywhere").
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { call, expectError, kindgi, newTenant, toolManifest, type TestTenant } from "./helpers/api";
 import { registerAgent, registerTool, script } from "./helpers/kernel";
 import { newOperatorToken, startServer, type RunningServer } from "./helpers/server";
@@ -149,6 +149,36 @@ describe("two servers on one database", () => {
     const audit = await call("GET", `/v1/audit?action=tool.registered&subjectId=${encodeURIComponent(`${tool.id}@1.0.0`)}`, { key: tenant.key, baseUrl: b });
     expect(audit.status, audit.text).toBe(200);
     expect(audit.body.data).toHaveLength(1);
+  });
+
+  it("every change is announced on the database once it has committed", async () => {
+    const pg = (await import("pg")).default;
+    const listener = new pg.Client({ connectionString: databaseUrl });
+    const reader = new pg.Client({ connectionString: databaseUrl });
+    await Promise.all([listener.connect(), reader.connect()]);
+    try {
+      // What the database holds when each notification arrives, read at once on another connection.
+      const arrivals: { payload: string; revokedAt: Promise<Date | null> }[] = [];
+      let keyId = "";
+      listener.on("notification", (message) => {
+        if (message.channel !== "kindgi_generation" || !message.payload?.startsWith(tenant.tenantId)) return;
+        const revokedAt = keyId ? reader.query(`SELECT "revokedAt" FROM "ApiKey" WHERE "id" = $1::uuid`, [keyId]).then((result) => (result.rows[0]?.revokedAt as Date | null) ?? null) : Promise.resolve(null);
+        arrivals.push({ payload: message.payload, revokedAt });
+      });
+      await listener.query("LISTEN kindgi_generation");
+      const { id } = await mintKey(tenant);
+      await vi.waitFor(() => expect(arrivals.map((arrival) => arrival.payload)).toEqual([tenant.tenantId]), { timeout: 5000 });
+      keyId = id;
+      expect((await call("POST", `/v1/tokens/${id}/revoke`, { key: tenant.key })).status).toBe(200);
+      await vi.waitFor(() => expect(arrivals).toHaveLength(2), { timeout: 5000 });
+      expect(arrivals[1].payload).toBe(tenant.tenantId);
+      expect(await arrivals[1].revokedAt).toBeInstanceOf(Date);
+      // A catalog change is announced as one.
+      await registerTool(tenant, toolManifest());
+      await vi.waitFor(() => expect(arrivals.map((arrival) => arrival.payload)).toContain(`${tenant.tenantId}:catalog`), { timeout: 5000 });
+    } finally {
+      await Promise.all([listener.end(), reader.end()]);
+    }
   });
 
   it("a key minted on A is accepted by B at once", async () => {

@@ -1,5 +1,5 @@
 import semver from "semver";
-import { afterTransaction, getDb, getRawQuery, type DbTx } from "@/lib/db";
+import { getDb, getRawQuery, type DbTx } from "@/lib/db";
 import { AppError, notFound, type ErrorCode, type Issue } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { RawJson } from "@/lib/json";
@@ -8,7 +8,7 @@ import { BoundedMap } from "@/lib/services/bounded-map";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject, resolveWritableProjectWith } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { SEMVER_VERSION_PATTERN } from "@/lib/agents/agent-schema";
-import { bumpGeneration, cached, generationNotifySql, generationPayload, invalidateTenant } from "@/lib/services/tenant-generation";
+import { bumpGeneration, cached, generationChanged, invalidateTenant } from "@/lib/services/tenant-generation";
 
 /**
  * The catalog: tools, agents and guardrails share one storage shape — an id living in one project, with many
@@ -158,17 +158,15 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
       const [{ active }] = await tx.$queryRawUnsafe<{ active: string[] }[]>(`SELECT ARRAY(SELECT "version" FROM "CatalogVersion" WHERE "entryRowId" = $1::uuid AND "status" = 'active') AS "active"`, entry.id);
       isLatest = [...active].sort(newestFirst)[0] === input.version;
     }
-    // One statement: the latest marked (when this version is it), the audit entry, and the generation's bump.
-    const notify = generationNotifySql("$8");
+    // One statement: the latest marked (when this version is it) and the audit entry.
     await tx.$executeRawUnsafe(
       `WITH marks AS (UPDATE "CatalogVersion" SET "isLatest" = ("id" = $2::uuid) WHERE $4::boolean AND "entryRowId" = $1::uuid AND ("isLatest" OR "id" = $2::uuid) RETURNING 1),
          latest AS (UPDATE "CatalogEntry" SET "latestVersion" = $3 WHERE $4::boolean AND "id" = $1::uuid RETURNING 1),
-         audited AS (INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId") VALUES ($5::uuid, $6::uuid, $7::uuid, $9, $10, $11, $12))
-       SELECT ${notify ?? "$8::text"} AS "notified"`,
-      entry.id, versionId, input.version, isLatest && !entry.created, randomUUID(), actor.tenantId, projectId, notify ? generationPayload(actor.tenantId, "catalog") : null, actor.userId, `${input.kind}.registered`, input.kind, `${input.entryId}@${input.version}`,
+         audited AS (INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId") VALUES ($5::uuid, $6::uuid, $7::uuid, $8, $9, $10, $11))
+       SELECT 1`,
+      entry.id, versionId, input.version, isLatest && !entry.created, randomUUID(), actor.tenantId, projectId, actor.userId, `${input.kind}.registered`, input.kind, `${input.entryId}@${input.version}`,
     );
-    invalidateTenant(actor.tenantId, "catalog");
-    afterTransaction(tx, () => invalidateTenant(actor.tenantId, "catalog"));
+    bumpGeneration(tx, actor.tenantId, "catalog");
     return {
       id: versionId,
       projectId,
@@ -192,15 +190,14 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
 
 /**
  * The first version of an id not registered yet, in one statement outside any transaction: the entry (with this
- * version as its latest), the version, the audit entry and, on PostgreSQL, the generation's notification. Null, with
+ * version as its latest), the version and the audit entry (the other servers are told once it has committed). Null, with
  * nothing written, when the id is registered already: the entry's lock, its versions and the latest are then the
  * transaction's business.
  */
 async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectId: string, versionId: string, tags: string[], effectKinds: string[]): Promise<CatalogVersionRow | null> {
   const raw = await getRawQuery();
   invalidateTenant(actor.tenantId, "catalog");
-  const notify = generationNotifySql("$20");
-  const sql = `/* kindgi:catalog register-new${notify ? " notify" : ""} */
+  const sql = `/* kindgi:catalog register-new */
     WITH entry AS (
       INSERT INTO "CatalogEntry" ("id", "tenantId", "projectId", "kind", "entryId", "latestVersion") VALUES ($16::uuid, $2::uuid, $3::uuid, $4, $5, $6)
       ON CONFLICT ("tenantId", "kind", "entryId") DO NOTHING
@@ -212,18 +209,18 @@ async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectI
     audited AS (
       INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId")
       SELECT $17::uuid, $2::uuid, $3::uuid, $19, $18, $4, $5 || '@' || $6 FROM inserted)
-    SELECT "registeredAt"${notify ? `, ${notify} AS "notified"` : ""} FROM inserted`;
+    SELECT "registeredAt" FROM inserted`;
   const params = [
     versionId, actor.tenantId, projectId, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, JSON.stringify(tags),
     [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, JSON.stringify(effectKinds), input.document, actor.userId,
-    randomUUID(), randomUUID(), `${input.kind}.registered`, actor.userId, ...(notify ? [generationPayload(actor.tenantId, "catalog")] : []),
+    randomUUID(), randomUUID(), `${input.kind}.registered`, actor.userId,
   ];
   try {
     const [row] = await raw<{ registeredAt: Date | string }>(sql, params);
     if (!row) return null;
     return { id: versionId, projectId, entryId: input.entryId, version: input.version, name: input.name ?? null, description: input.description ?? null, tags, mutating: input.mutating ?? null, transport: input.transport ?? null, effectKinds, document: input.document, status: "active", isLatest: true, registeredBy: actor.userId, registeredAt: new Date(row.registeredAt), statusChangedAt: null };
   } finally {
-    invalidateTenant(actor.tenantId, "catalog");
+    generationChanged(actor.tenantId, "catalog");
   }
 }
 
@@ -349,7 +346,7 @@ export async function setCatalogVersionStatus(actor: Actor, kind: CatalogKind, e
     if (row.status !== status) {
       await tx.catalogVersion.update({ where: { id: row.id }, data: { status, statusChangedAt: new Date() } });
       await refreshLatest(tx, existing.id);
-      await bumpGeneration(tx, actor.tenantId, "catalog");
+      bumpGeneration(tx, actor.tenantId, "catalog");
       await audit(tx, actor, { action: `${kind}.${status === "active" ? "reinstated" : "unregistered"}`, subjectType: kind, subjectId: `${entryId}@${version}`, projectId: row.projectId });
     }
     return tx.catalogVersion.findUniqueOrThrow({ where: { id: row.id } });

@@ -222,7 +222,7 @@ export async function registerMcpEndpoint(actor: Actor, body: RegisterMcpEndpoin
     const saved = existing
       ? await tx.mcpEndpoint.update({ where: { id: existing.id }, data })
       : await tx.mcpEndpoint.create({ data: { tenantId: actor.tenantId, projectId, name: body.name, ...data } });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "mcp-endpoint.registered", subjectType: "mcp-endpoint", subjectId: saved.id, projectId, data: { name: body.name } });
     return saved;
   });
@@ -283,7 +283,7 @@ export async function unregisterMcpEndpoint(actor: Actor, endpointId: string): P
   const db = await getDb();
   const updated = await db.$transaction(async (tx) => {
     const saved = await tx.mcpEndpoint.update({ where: { id: row.id }, data: { unregisteredAt: new Date() } });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "mcp-endpoint.unregistered", subjectType: "mcp-endpoint", subjectId: row.id, projectId: row.projectId });
     return saved;
   });

@@ -86,7 +86,7 @@ export async function setMemberRole(actor: Actor, userId: string, role: MemberRo
     if (row.role === role) return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { role }, select });
     // Cached actors carry the role: the next request of this member (here at once, elsewhere within a second) sees the new one.
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.role-changed", subjectType: "member", subjectId: row.id, data: { from: row.role, to: role } });
     return memberView(updated);
   });
@@ -102,7 +102,7 @@ export async function deactivateMember(actor: Actor, userId: string): Promise<Me
     if (row.kind === "deactivated") return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { kind: "deactivated" }, select });
     const { count } = await tx.apiKey.updateMany({ where: { userId: row.id, revokedAt: null }, data: { revokedAt: new Date() } });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.deactivated", subjectType: "member", subjectId: row.id, data: { keysRevoked: count } });
     return memberView(updated);
   });
@@ -116,7 +116,7 @@ export async function reactivateMember(actor: Actor, userId: string): Promise<Me
     const row = await findMember(tx, actor, userId);
     if (row.kind !== "deactivated") return memberView(row);
     const updated = await tx.user.update({ where: { id: row.id }, data: { kind: "person" }, select });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "member.reactivated", subjectType: "member", subjectId: row.id });
     return memberView(updated);
   });

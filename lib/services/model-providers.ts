@@ -207,7 +207,7 @@ export async function registerModelProvider(actor: Actor, body: Record<string, u
       skipDuplicates: true,
     });
     if (count === 0) throw taken();
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "provider.registered", subjectType: "provider", subjectId: config.id, data: { kind: config.kind, baseUrl: config.baseUrl, apiKeySecret: config.apiKeySecret, projectIds: config.projectIds } });
     return tenantProviderView(await tx.tenantModelProvider.findUniqueOrThrow({ where: { tenantId_providerId: { tenantId: actor.tenantId, providerId: config.id } }, select: rowSelect }));
   });
@@ -232,7 +232,7 @@ export async function deleteModelProvider(actor: Actor, providerId: string): Pro
   return db.$transaction(async (tx) => {
     const { count } = await tx.tenantModelProvider.deleteMany({ where: { tenantId: actor.tenantId, providerId } });
     if (count === 0) throw notFound("provider", providerId);
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "provider.deleted", subjectType: "provider", subjectId: providerId });
     return { id: providerId, deleted: true as const };
   });

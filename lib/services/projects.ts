@@ -51,7 +51,7 @@ export async function createProject(actor: Actor, input: { name: string }): Prom
     const taken = await tx.project.findUnique({ where: { tenantId_name: { tenantId: actor.tenantId, name } }, select: { id: true } });
     if (taken) throw new AppError("project-name-taken", `a project named ${JSON.stringify(name)} exists already`, { projectId: taken.id });
     const row = await tx.project.create({ data: { tenantId: actor.tenantId, name } });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "project.created", subjectType: "project", subjectId: row.id, projectId: row.id });
     return view(row, null);
   });

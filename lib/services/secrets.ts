@@ -37,7 +37,7 @@ export async function putSecret(actor: Actor, input: { name: string; value: stri
     const version = (last?.version ?? 0) + 1;
     const ciphertext = encryptSecret(input.value, key, secretAad({ tenantId: actor.tenantId, name: input.name, version }));
     const row = await tx.secret.create({ data: { tenantId: actor.tenantId, name: input.name, version, ciphertext, createdBy: actor.userId } });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "secret.written", subjectType: "secret", subjectId: input.name, data: { version } });
     return { name: row.name, version: row.version, createdAt: row.createdAt.toISOString() };
   });
@@ -65,7 +65,7 @@ export async function deleteSecret(actor: Actor, name: string): Promise<{ name: 
   return db.$transaction(async (tx) => {
     const { count } = await tx.secret.updateMany({ where: { tenantId: actor.tenantId, name, deletedAt: null }, data: { deletedAt: new Date() } });
     if (count === 0) throw notFound("secret", name);
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "secret.deleted", subjectType: "secret", subjectId: name });
     return { name, deleted: true as const };
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CACHE_TTL_MS, bumpGeneration, cached, cachedFor, clearCaches, invalidateTenant } from "@/lib/services/tenant-generation";
+import { CACHE_TTL_MS, bumpGeneration, cached, cachedFor, clearCaches, createAnnouncer, invalidateTenant } from "@/lib/services/tenant-generation";
 import type { DbTx } from "@/lib/db";
 
 const counter = () => {
@@ -76,5 +76,66 @@ describe("per-tenant cache generations", () => {
     const { load, loads } = counter();
     const [a, b] = await Promise.all([cached("t", "k", load), cached("t", "k", load)]);
     expect([a, b, loads()]).toEqual([1, 1, 1]);
+  });
+});
+
+describe("telling the other servers of a bump", () => {
+  /** A `send` whose calls stay on their way until released, in order. */
+  const gatedSend = () => {
+    const calls: string[][] = [];
+    const gates: (() => void)[] = [];
+    const send = (payloads: string[]) => {
+      calls.push(payloads);
+      return new Promise<void>((resolve) => gates.push(resolve));
+    };
+    return { send, calls, release: () => gates.shift()?.() };
+  };
+
+  it("sends what is announced while a call is on its way once, together, in the next call", async () => {
+    const { send, calls, release } = gatedSend();
+    const announcer = createAnnouncer(send, () => {}, 0);
+    const first = announcer.announce("t1");
+    expect(calls).toEqual([["t1"]]);
+    announcer.announce("t2:catalog");
+    announcer.announce("t3");
+    const last = announcer.announce("t2:catalog");
+    expect(calls).toHaveLength(1);
+    release();
+    await vi.waitFor(() => expect(calls).toEqual([["t1"], ["t2:catalog", "t3"]]));
+    release();
+    await Promise.all([first, last]);
+    expect(calls).toHaveLength(2);
+    // Nothing on its way: the next announcement is sent at once.
+    const again = announcer.announce("t1");
+    expect(calls).toEqual([["t1"], ["t2:catalog", "t3"], ["t1"]]);
+    release();
+    await again;
+  });
+
+  it("reports a failed call and still sends what is announced after it", async () => {
+    const errors: unknown[] = [];
+    const sent: string[][] = [];
+    let fail = true;
+    const announcer = createAnnouncer(async (payloads) => {
+      if (fail) throw new Error("connection refused");
+      sent.push(payloads);
+    }, (error) => errors.push(error), 0);
+    await announcer.announce("t1");
+    expect(errors.map((error) => (error as Error).message)).toEqual(["connection refused"]);
+    fail = false;
+    await announcer.announce("t2");
+    expect(sent).toEqual([["t2"]]);
+  });
+
+  it("sends a burst of announcements in one call, no sooner than the interval after the last", async () => {
+    const sentAt: { payloads: string[]; at: number }[] = [];
+    const announcer = createAnnouncer(async (payloads) => void sentAt.push({ payloads, at: performance.now() }), () => {}, 200);
+    await announcer.announce("t1");
+    const burst = [announcer.announce("t2"), announcer.announce("t3"), announcer.announce("t2")];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sentAt.map((call) => call.payloads)).toEqual([["t1"]]);
+    await Promise.all(burst);
+    expect(sentAt.map((call) => call.payloads)).toEqual([["t1"], ["t2", "t3"]]);
+    expect(sentAt[1].at - sentAt[0].at).toBeGreaterThanOrEqual(195);
   });
 });

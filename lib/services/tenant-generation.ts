@@ -5,15 +5,19 @@
  *
  * - In this process a bump invalidates at once: when it is made (inside the transaction) and again when the
  *   transaction settles (a value loaded between the two could have read the state before the commit).
- * - Other processes on the same PostgreSQL database learn of a bump through `NOTIFY kindgi_generation` (sent inside
- *   the bumping transaction, so delivered on commit) on one listening connection per process.
+ * - Other processes on the same PostgreSQL database learn of a bump through `NOTIFY kindgi_generation`, which they
+ *   hear on one listening connection each. The writing process sends it right after the write has committed
+ *   ({@link generationChanged}), not inside the write: a NOTIFY holds PostgreSQL's one notification-queue lock from
+ *   before its transaction's commit until the commit is flushed, so writes that notify commit one at a time
+ *   (`npx tsx bench/notify-commits.ts`: 16 connections inserting a row each commit at 42-45 % of the rate without the
+ *   NOTIFY). A burst of bumps is told in one notification, at most one every {@link ANNOUNCE_INTERVAL_MS}.
  * - Whatever happens to that connection, no cached value is served more than {@link CACHE_TTL_MS} after its load
  *   started: a revoked key is refused at once on the server that revoked it and within one second everywhere.
  * On the embedded database (PGlite) the process is the only one.
  */
 import { hash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
-import { afterTransaction, type DbTx } from "@/lib/db";
+import { afterTransaction, getRawQuery, type DbTx } from "@/lib/db";
 
 /** The longest a cached value is served after its load started, whatever the notifications say. */
 export const CACHE_TTL_MS = 1000;
@@ -48,22 +52,68 @@ export function invalidateTenant(tenantId: string, scope?: GenerationScope): voi
 
 /**
  * Marks a change to what `tenantId`'s cached values hold, inside the transaction `tx` that makes it: this process
- * forgets them now and again once the transaction settles; other processes on PostgreSQL when it commits.
+ * forgets them now and again once the transaction settles, when the other processes on PostgreSQL are told.
  */
-export async function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationScope): Promise<void> {
+export function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationScope): void {
   invalidateTenant(tenantId, scope);
-  afterTransaction(tx, () => invalidateTenant(tenantId, scope));
-  if (databaseConfig().kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_notify('${CHANNEL}', $1)`, generationPayload(tenantId, scope));
+  afterTransaction(tx, () => generationChanged(tenantId, scope));
 }
 
 /**
- * For a change made by one statement outside any transaction: the SQL expression, to put in that statement, that tells
- * the other processes of the bump on PostgreSQL (`payloadParam` holds {@link generationPayload}); null on the embedded
- * database (one process). The caller calls {@link invalidateTenant} before and after the statement.
+ * After a change to what `tenantId`'s cached values hold has committed (or failed): this process forgets them, and the
+ * other processes on PostgreSQL are told. A change made by one statement outside any transaction calls
+ * {@link invalidateTenant} before the statement and this after it.
  */
-export function generationNotifySql(payloadParam: string): string | null {
-  return databaseConfig().kind === "postgresql" ? `pg_notify('${CHANNEL}', ${payloadParam})` : null;
+export function generationChanged(tenantId: string, scope?: GenerationScope): void {
+  invalidateTenant(tenantId, scope);
+  if (databaseConfig().kind === "postgresql") void announcer.announce(generationPayload(tenantId, scope));
 }
+
+/** The least time between two notifications a process sends: a burst of writes is told in one. */
+export const ANNOUNCE_INTERVAL_MS = 50;
+
+/**
+ * Sends what is announced with `send`: at once when nothing was sent in the last `intervalMs`, else together with
+ * whatever else is announced until then, at most one call at a time (payloads announced twice go once). A failed
+ * call is reported to `onError`, and what is announced next is sent all the same (the other processes' time-to-live
+ * covers what a lost notification did not tell them).
+ */
+export function createAnnouncer(send: (payloads: string[]) => Promise<void>, onError: (error: unknown) => void, intervalMs = ANNOUNCE_INTERVAL_MS) {
+  const pending = new Set<string>();
+  let sending: Promise<void> | null = null;
+  let lastSent = -Infinity;
+  const flush = async () => {
+    while (pending.size) {
+      const wait = lastSent + intervalMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref?.());
+      const payloads = [...pending];
+      pending.clear();
+      lastSent = performance.now();
+      try {
+        await send(payloads);
+      } catch (error) {
+        onError(error);
+      }
+    }
+    sending = null;
+  };
+  return {
+    /** Resolves once `payload` has been sent (or its call failed). */
+    announce(payload: string): Promise<void> {
+      pending.add(payload);
+      sending ??= flush();
+      return sending;
+    },
+  };
+}
+
+const announcer = createAnnouncer(
+  async (payloads) => {
+    const raw = await getRawQuery();
+    await raw(`/* kindgi:generation announce */ SELECT pg_notify('${CHANNEL}', payload) FROM unnest($1::text[]) AS payload`, [payloads]);
+  },
+  (error) => console.error(`[kindgi] could not tell the other servers of a change (they see it within ${CACHE_TTL_MS} ms): ${error instanceof Error ? error.message : String(error)}`),
+);
 
 /** What a bump of `tenantId` (of `scope`) notifies. */
 export const generationPayload = (tenantId: string, scope?: GenerationScope) => (scope ? `${tenantId}:${scope}` : tenantId);

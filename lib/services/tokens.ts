@@ -53,7 +53,7 @@ export async function mintToken(actor: Actor, input: MintTokenInput): Promise<To
       userId = account.id;
     }
     const row = await tx.apiKey.create({ data: { tenantId: actor.tenantId, userId, projectId, name, prefix: keyPrefix(key), hash: hashApiKey(key) }, select: tokenSelect });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "api-key.created", subjectType: "api-key", subjectId: row.id, projectId, data: { prefix: row.prefix, actsFor: userId } });
     return { ...view(row), key };
   });
@@ -90,7 +90,7 @@ export async function revokeToken(actor: Actor, tokenId: string): Promise<TokenV
     if (!row || !reachesApiKey(actor, { userId: row.user.id, projectId: row.projectId })) throw notFound("token", tokenId);
     if (row.revokedAt) return view(row);
     const updated = await tx.apiKey.update({ where: { id: row.id }, data: { revokedAt: new Date() }, select: tokenSelect });
-    await bumpGeneration(tx, actor.tenantId);
+    bumpGeneration(tx, actor.tenantId);
     await audit(tx, actor, { action: "api-key.revoked", subjectType: "api-key", subjectId: row.id, projectId: row.projectId });
     return view(updated);
   });
