@@ -33,6 +33,13 @@ describe("verdicts", () => {
     expect(lines).toContain("target: POST /v1/tools >= 35 % of the bare route: 40.0 % (met)");
   });
 
+  it("never shows a figure on the other side of its target than its verdict", () => {
+    // whoami at 1,799/2,000 of the bare route's rate: 89.95 %, which rounds to 90.0 but misses; the POST's p99 49.996 ms.
+    const lines = verdicts([row(POST, 100, 1, { latencies: latencies(100, 49.996, 1, 80) }), row(WHOAMI, 1799, 1), row(BASELINE, 2000, 1)]);
+    expect(lines).toContain("target: GET /v1/identity/whoami >= 90 % of the bare route: 89.95 % (NOT met)");
+    expect(lines).toContain("target: POST /v1/tools p99 < 50 ms at concurrency 16: 49.996 ms (met)");
+  });
+
   it("uses the rate over the summed time, not the mean of the rounds' rates", () => {
     // whoami: 900 requests in 1 s (rounds of 1,200 and 600 req/s average 900, but the share is of the whole run).
     const lines = verdicts([row(WHOAMI, 900, 1.2, { roundRates: [1200, 600] }), row(BASELINE, 1000, 1, { roundRates: [1000, 1000] })]);

@@ -3,7 +3,7 @@
  * and one verdict line per target of issue 11's `/v1` rows. Pure functions of the measured rows (tested in
  * api-report.test.ts); the bench prints the lines they return.
  */
-import { percentile, textTable } from "./common";
+import { figureBesideVerdict, percentile, textTable } from "./common";
 
 /** One scenario's measured requests: the sum of its blocks, with each block's rate and p99 in order. */
 export type Result = { scenario: string; requests: number; concurrency: number; seconds: number; latencies: number[]; errors: number; errorSamples: string[]; warmupErrors: number; roundRates: number[]; roundP99s: number[] };
@@ -94,11 +94,13 @@ export function verdicts(results: Result[]): string[] {
     const r = rowNamed(results, prefix);
     if (!r || !baseline) continue;
     const share = (100 * rateOf(r)) / rateOf(baseline);
-    lines.push(`target: ${prefix} >= ${min} % of the bare route: ${share.toFixed(1)} % (${mark(share >= min)})`);
+    const met = (figure: number) => figure >= min;
+    lines.push(`target: ${prefix} >= ${min} % of the bare route: ${figureBesideVerdict(share, 1, met)} % (${mark(met(share))})`);
   }
   for (const r of results.filter((r) => r.scenario.includes("/v1/"))) {
     const p99 = p99Of(r);
-    lines.push(`target: ${r.scenario} p99 < ${P99_LIMIT_MS} ms at concurrency ${r.concurrency}: ${p99.toFixed(2)} ms (${mark(p99 < P99_LIMIT_MS)})`);
+    const met = (figure: number) => figure < P99_LIMIT_MS;
+    lines.push(`target: ${r.scenario} p99 < ${P99_LIMIT_MS} ms at concurrency ${r.concurrency}: ${figureBesideVerdict(p99, 2, met)} ms (${mark(met(p99))})`);
   }
   const post = rowNamed(results, POST_TOOLS);
   const barePost = rowNamed(results, BARE_POST);

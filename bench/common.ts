@@ -28,6 +28,20 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /**
+ * `value` with `digits` decimals beside its verdict `met(value)`, or with as many more as it takes for the figure shown
+ * to be on the same side of the target: a share of 89.95 % against 90 reads "89.95 % (NOT met)", never "90.0 % (NOT
+ * met)". Past four more digits, the number as JavaScript prints it (which reads back as the same number).
+ */
+export function figureBesideVerdict(value: number, digits: number, met: (figure: number) => boolean): string {
+  const verdict = met(value);
+  for (let more = 0; more <= 4; more++) {
+    const shown = value.toFixed(digits + more);
+    if (met(Number(shown)) === verdict) return shown;
+  }
+  return String(value);
+}
+
+/**
  * A plain-text table: the header, a rule of dashes, then the rows; each column as wide as its widest cell, two spaces
  * apart, right-aligned where `rightAligned(column)` says so (figures) and left-aligned elsewhere; no trailing spaces.
  */

@@ -3,7 +3,7 @@
  * HTTP comparison with the bare route, one verdict line per target of issue 11's kernel rows, and the JSON line's
  * figures. Pure functions of the measured rows (tested in kernel-report.test.ts); the bench prints what they return.
  */
-import { percentile, textTable } from "./common";
+import { figureBesideVerdict, percentile, textTable } from "./common";
 
 export type Row = {
   id: string;
@@ -124,11 +124,15 @@ export function verdicts(rows: Row[], backend: Backend): string[] {
   const b = measured(rows, "b");
   if (b) {
     const { p50 } = stats(b);
-    lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${p50.toFixed(3)} ms (${judged(b.failures, p50 <= T.p50Ms)})`);
+    const met = (figure: number) => figure <= T.p50Ms;
+    lines.push(`target: (b) kernel in-process p50 <= ${T.p50Ms} ms: ${figureBesideVerdict(p50, 3, met)} ms (${judged(b.failures, met(p50))})`);
   }
   const ratio = ratioOf(rows);
   const f = measured(rows, "f");
-  if (b && f && ratio !== null) lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${ratio.toFixed(2)}× (${judged(b.failures + f.failures, ratio <= T.ratio)})`);
+  if (b && f && ratio !== null) {
+    const met = (figure: number) => figure <= T.ratio;
+    lines.push(`target: (b)/(f) p50 ratio <= ${T.ratio}×: ${figureBesideVerdict(ratio, 2, met)}× (${judged(b.failures + f.failures, met(ratio))})`);
+  }
   if (backend !== "postgresql") {
     if (rows.some((row) => ["b50", "a1", "a8"].includes(row.id) && row.available)) lines.push(`(the targets for (b50) and (a) are PostgreSQL's: --backend pg judges them)`);
     return lines;
@@ -136,17 +140,20 @@ export function verdicts(rows: Row[], backend: Backend): string[] {
   const b50 = measured(rows, "b50");
   if (b50 && b50.concurrency === T.inFlight) {
     const rate = stats(b50).turnsPerSecond;
-    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${rate.toFixed(1)} (${judged(b50.failures, rate >= T.inFlightTurnsPerSecond)})`);
+    const met = (figure: number) => figure >= T.inFlightTurnsPerSecond;
+    lines.push(`target: (b50) >= ${T.inFlightTurnsPerSecond} turns/s with ${T.inFlight} in flight: ${figureBesideVerdict(rate, 1, met)} (${judged(b50.failures, met(rate))})`);
   } else if (b50) lines.push(`(the target for (b50) is at ${T.inFlight} in flight; this run had ${b50.concurrency}: BENCH_IN_FLIGHT=${T.inFlight} judges it)`);
   const a1 = measured(rows, "a1");
   if (a1) {
     const rate = stats(a1).turnsPerSecond;
-    lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${rate.toFixed(1)} (${judged(a1.failures, rate >= T.httpSequentialTurnsPerSecond)})`);
+    const met = (figure: number) => figure >= T.httpSequentialTurnsPerSecond;
+    lines.push(`target: (a) over HTTP one at a time >= ${T.httpSequentialTurnsPerSecond} turns/s: ${figureBesideVerdict(rate, 1, met)} (${judged(a1.failures, met(rate))})`);
   }
   const a8 = measured(rows, "a8");
   if (a8 && a8.concurrency === T.httpConcurrency) {
     const rate = stats(a8).turnsPerSecond;
-    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${rate.toFixed(1)} (${judged(a8.failures, rate >= T.httpConcurrentTurnsPerSecond)})`);
+    const met = (figure: number) => figure >= T.httpConcurrentTurnsPerSecond;
+    lines.push(`target: (a) over HTTP at concurrency ${T.httpConcurrency} >= ${T.httpConcurrentTurnsPerSecond} turns/s: ${figureBesideVerdict(rate, 1, met)} (${judged(a8.failures, met(rate))})`);
   } else if (a8) lines.push(`(the target for (a) in flight is at concurrency ${T.httpConcurrency}; this run had ${a8.concurrency}: BENCH_CONCURRENCY=${T.httpConcurrency} judges it)`);
   return lines;
 }
