@@ -181,6 +181,36 @@ describe("two servers on one database", () => {
     }
   });
 
+  it("a server forgets what it cached for a tenant when another server's change is announced, well before the time-to-live", async () => {
+    // This test process caches a value the way a server does, listening on the same database. Its clock is stopped, so
+    // the one-second time-to-live never ends: only the announcement of a change made by server B can make it stale.
+    const previousUrl = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = databaseUrl;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const { cached } = await import("@/lib/services/tenant-generation");
+      let loads = 0;
+      const read = () => cached(tenant.tenantId, "announcement-probe", async () => ++loads);
+      expect(await read()).toBe(1);
+      expect(await read()).toBe(1);
+      // The listening connection opens with the first read: changes on B are repeated until one is heard.
+      let minted = 0;
+      await vi.waitFor(
+        async () => {
+          const response = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: `announced-${++minted}` }, baseUrl: other!.baseUrl });
+          expect(response.status).toBe(201);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          expect(await read()).toBe(2);
+        },
+        { timeout: 10_000, interval: 0 },
+      );
+    } finally {
+      vi.useRealTimers();
+      if (previousUrl === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = previousUrl;
+    }
+  });
+
   it("a key minted on A is accepted by B at once", async () => {
     const { key } = await mintKey(tenant);
     expect((await whoami(key, other!.baseUrl)).status).toBe(200);
