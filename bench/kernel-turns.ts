@@ -55,8 +55,8 @@
  * (b, f, c) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
  * code and PGlite's. The p50 of (b) and (f) in each quarter of the measured turns is printed under the table, so a run
  * shows whether a row was still warming up; `BENCH_IN_PROCESS_WARMUP=0 BENCH_IN_PROCESS_TURNS=4000` shows the curve
- * itself (bench/README.md, "the tenth machine"). Output: an aligned table, the ratio and its quarters, the HTTP rows beside
- * their floor, one verdict line per target this run can judge (p50 of (b) <= 3 ms and (b)/(f) <= 1.5x on either
+ * itself (bench/README.md, "the tenth machine"). Output: an aligned table, the ratio and its quarters, the HTTP rows
+ * beside their floor, one verdict line per target this run can judge (p50 of (b) <= 3 ms and (b)/(f) <= 1.5x on either
  * backend; on PostgreSQL also (b50) >= 400 turns/s with 50 in flight and (a) >= 120 turns/s one at a time and >= 250
  * at 8), then one JSON line with every figure. Exit code 1 when a measured turn failed.
  */
