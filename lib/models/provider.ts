@@ -37,7 +37,22 @@ export type ModelRequest = {
   signal?: AbortSignal;
   /** 0-based index of this model call within the turn. */
   callIndex: number;
+  /**
+   * Hears the answer as it is written (every provider streams). Called synchronously, in order; never journaled.
+   * The deltas of one attempt assemble to the response `complete` resolves with.
+   */
+  onDelta?: (delta: ModelDelta) => void;
 };
+
+/** A tool call's piece in a delta: `index` is its position in the answer's tool calls; `name` is our tool id. */
+export type ToolCallDelta = { index: number; id?: string; name?: string; argumentsDelta: string };
+
+/**
+ * A piece of a model call's answer as it is written. `attempt` is 1-based: a delta with a larger attempt than the
+ * ones before means the provider started the call over (a stream broke after its first byte), and the text of
+ * earlier attempts is void.
+ */
+export type ModelDelta = { attempt: number; text?: string; toolCalls?: ToolCallDelta[] };
 
 /** Tokens a call consumed, as the provider reported them (or estimated them, for dev providers). */
 export type ModelUsage = { inputTokens: number; outputTokens: number };
