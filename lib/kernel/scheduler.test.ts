@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_CONCURRENT_CALLS, planGroups, runToolCalls } from "@/lib/kernel/scheduler";
 
-type Call = { name: string; mutating: boolean; pauses?: boolean; declaresConnections?: boolean };
+type Call = { name: string; mutating: boolean; pauses?: boolean; declaresConnections?: boolean; mayAsk?: boolean };
 const read = (name: string): Call => ({ name, mutating: false });
 const write = (name: string): Call => ({ name, mutating: true });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,6 +54,29 @@ describe("tool-call scheduling", () => {
   it("runs a read-only call that pauses or declares connections alone", () => {
     const calls: Call[] = [read("a"), { name: "p", mutating: false, pauses: true }, read("b"), read("c"), { name: "k", mutating: false, declaresConnections: true }, read("d")];
     expect(planGroups(calls, { parallelToolCalls: true }).map((group) => group.map((call) => call.name))).toEqual([["a"], ["p"], ["b", "c"], ["k"], ["d"]]);
+  });
+
+  it("runs a read-only call that may ask for an approval alone", () => {
+    const calls: Call[] = [read("a"), read("b"), { name: "q", mutating: false, mayAsk: true }, read("c"), read("d")];
+    expect(planGroups(calls, { parallelToolCalls: true }).map((group) => group.map((call) => call.name))).toEqual([["a", "b"], ["q"], ["c", "d"]]);
+  });
+
+  it("starts no later group once a call waits, and prepares none of them", async () => {
+    const executed: string[] = [];
+    const prepared: string[][] = [];
+    const calls: Call[] = [read("a"), read("b"), write("w"), ...Array.from({ length: 8 }, (_, i) => read(`r${i}`)), write("v")];
+    const results = await runToolCalls(
+      calls,
+      { parallelToolCalls: true, waits: (result: string) => result === "wait" },
+      async (call) => {
+        executed.push(call.name);
+        return call.name === "w" ? "wait" : "done";
+      },
+      async (group) => void prepared.push(group.map((call) => call.name)),
+    );
+    expect(executed).toEqual(["a", "b", "w"]);
+    expect(prepared).toEqual([["a", "b"]]);
+    expect(results).toEqual(["done", "done", "wait"]);
   });
 
   it("runs everything sequentially when the agent sets parallelToolCalls: false", async () => {

@@ -521,7 +521,7 @@ async function finishAnswer(turn: Turn, data: ModelCalledData, usage: RunPatch):
 
 // ---- run-tools ----
 
-type Prepared = PlannedCall & { mutating: boolean; pauses: boolean; declaresConnections: boolean; manifest?: ToolManifest; failure?: ToolCallResult };
+type Prepared = PlannedCall & { mutating: boolean; pauses: boolean; declaresConnections: boolean; mayAsk?: boolean; manifest?: ToolManifest; failure?: ToolCallResult };
 
 async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
   const started = turn.state.started as RunStart;
@@ -533,7 +533,7 @@ async function prepareCall(turn: Turn, call: PlannedCall): Promise<Prepared> {
   }
   const manifest = await manifestOf(turn, tool.id, tool.version);
   if (!manifest) return { ...base, failure: { ok: false, error: { kind: "tool-error", message: `tool ${tool.id}@${tool.version} is no longer available` } } };
-  const prepared: Prepared = { ...base, manifest, mutating: manifest.mutating !== false, pauses: manifest.pauses === true, declaresConnections: Object.keys(manifest.needsSpec?.connections ?? {}).length > 0 };
+  const prepared: Prepared = { ...base, manifest, mutating: manifest.mutating !== false, pauses: manifest.pauses === true, declaresConnections: Object.keys(manifest.needsSpec?.connections ?? {}).length > 0, mayAsk: !passesUnasked(turn, manifest) };
   if (typeof call.arguments !== "object" || call.arguments === null || Array.isArray(call.arguments)) {
     return { ...prepared, failure: { ok: false, error: { kind: "invalid-arguments", message: "the arguments are not a JSON object" } } };
   }
@@ -558,18 +558,10 @@ async function runTools(turn: Turn, calls: PlannedCall[]): Promise<AdvanceOutcom
     if (starts.length) await commit(turn, { events: starts });
   };
   const ctx = turn.ctx;
-  // A call that must wait (an approval, a pause) stops the step: later calls start after it is resolved, and the
-  // next advance sees the wait (nextStep → await) and suspends the run.
-  let waiting = false;
-  await runToolCalls(
-    prepared,
-    { parallelToolCalls: turn.definition?.parallelToolCalls !== false },
-    async (call) => {
-      if (waiting && !startedHere.has(call.callId)) return;
-      if ((await executeCall(turn, call, startedHere.has(call.callId))) === "wait") waiting = true;
-    },
-    startGroup,
-  );
+  // A call that must wait (an approval, a pause) stops the step: the calls after it start only once it is resolved
+  // (the next advance sees the wait, nextStep → await, and suspends the run). Such a call runs alone (mayAsk), so no
+  // call after it was started with its group.
+  await runToolCalls(prepared, { parallelToolCalls: turn.definition?.parallelToolCalls !== false, waits: (outcome) => outcome === "wait" }, (call) => executeCall(turn, call, startedHere.has(call.callId)), startGroup);
   return "continue";
 }
 
