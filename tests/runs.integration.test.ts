@@ -379,11 +379,17 @@ describe("streaming", () => {
     const live = await readStream(tenant, accepted.body.id);
     expect(live.status).toBe(200);
     expect(live.contentType).toContain("text/event-stream");
-    const events = parse(live.text);
+    const frames = parse(live.text);
+    // The model's words come as model-delta frames without an id, between the journaled events.
+    const modelDeltas = frames.filter((frame) => frame.event === "model-delta");
+    expect(modelDeltas.length).toBeGreaterThan(0);
+    modelDeltas.forEach((frame) => expect(frame.id).toBeUndefined());
+    const events = frames.filter((frame) => frame.event !== "model-delta");
     expect(events.map((event) => event.event)).toEqual(["run-created", "turn-started", "model-called", "tool-call-started", "tool-call-completed", "model-called", "run-completed"]);
     events.forEach((event, i) => expect(event.id).toBe(`${accepted.body.id}:${i + 1}`));
     expect(events.at(-1)!.data.data.output).toBe("streamed");
 
+    // Deltas are never replayed: a finished run's stream is its journal.
     const resumed = parse((await readStream(tenant, accepted.body.id, { "Last-Event-ID": `${accepted.body.id}:4` })).text);
     expect(resumed.map((event) => event.data.seq)).toEqual([5, 6, 7]);
     const since = parse((await readStream(tenant, accepted.body.id, {}, "?since=6")).text);

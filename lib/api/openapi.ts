@@ -85,7 +85,11 @@ function operationObject(operation: Operation, components: Record<string, unknow
   if (operation.idempotent)
     parameters.push({ name: "Idempotency-Key", in: "header", required: false, description: "Retries with the same key and body replay the first success byte for byte (X-Idempotent-Replay: true); kept 24 h.", schema: { type: "string", minLength: 1, maxLength: 255 } });
   const responses: Record<string, unknown> = {};
-  for (const [status, response] of Object.entries(operation.responses)) responses[status] = { description: response.description, content: { [response.contentType ?? "application/json"]: { schema: hoist(response.schema, components) } } };
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const content: Record<string, unknown> = { [response.contentType ?? "application/json"]: { schema: hoist(response.schema, components) } };
+    for (const [type, schema] of Object.entries(response.alsoAs ?? {})) content[type] = { schema: hoist(schema, components) };
+    responses[status] = { description: response.description, content };
+  }
   Object.assign(responses, errorResponses(operation));
   return {
     operationId: operation.operationId,

@@ -34,7 +34,7 @@ export type Operation = {
     optional?: boolean;
   };
   /** Success responses by status. */
-  responses: Record<number, { description: string; schema: JsonSchema; /** Default application/json. */ contentType?: string }>;
+  responses: Record<number, { description: string; schema: JsonSchema; /** Default application/json. */ contentType?: string; /** Other media types the same status can answer with (content negotiation by Accept). */ alsoAs?: Record<string, JsonSchema> }>;
   /** Error codes this operation can answer with, besides the ones every route has. */
   errors: ErrorCode[];
   /** Honours the Idempotency-Key header. */

@@ -7,6 +7,11 @@ export type ApiResult = {
   headers?: Record<string, string>;
   /** The body holds a secret shown once (a new API key): never stored for idempotent replay. */
   containsSecret?: boolean;
+  /**
+   * Sent instead of the JSON body (a run started and streamed in one request); the JSON result is what an idempotent
+   * repeat of the request replays.
+   */
+  response?: Response;
 };
 
 export const ok = (body: unknown, headers?: Record<string, string>): ApiResult => ({ status: 200, body, headers });
@@ -20,4 +25,9 @@ export function jsonResponse(status: number, bodyText: string, requestId: string
 
 export function serialize(result: ApiResult): string {
   return stringifyResponse(result.body);
+}
+
+/** Whether the request asks for server-sent events (`Accept: text/event-stream`). */
+export function acceptsEventStream(request: Request): boolean {
+  return /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(request.headers.get("accept") ?? "");
 }

@@ -57,6 +57,7 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       }
       const text = serialize(result);
       await completeIdempotencyKey(scope, { status: result.status, body: text }, Boolean(result.containsSecret));
+      if (result.response) return toResponse(result.response, requestId);
       return jsonResponse(result.status, text, requestId, result.headers);
     } catch (error) {
       return errorResponse(error, requestId);
@@ -75,6 +76,7 @@ function pathParams(raw: Record<string, string | string[]> | undefined): Record<
 }
 
 function toResponse(result: ApiResult | Response, requestId: string): Response {
+  if (!(result instanceof Response) && result.response) result = result.response;
   if (result instanceof Response) {
     result.headers.set("X-Request-Id", requestId);
     if (!result.headers.has("Cache-Control")) result.headers.set("Cache-Control", "no-store");

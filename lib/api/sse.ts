@@ -1,9 +1,12 @@
 /**
- * Server-sent event streams: run journals (`id: <runId>:<seq>`) and the approval inbox (`id: <seq>`), each
- * `event: <type>`, `data: <event JSON>`, with a comment line every 15 s so proxies keep the connection open.
+ * Server-sent event streams: run journals (`id: <runId>:<seq>`, with ephemeral `model-delta` frames that have no id)
+ * and the approval inbox (`id: <seq>`), each `event: <type>`, `data: <event JSON>`, with a comment line every 15 s so
+ * proxies keep the connection open.
  */
 import { baseHeaders } from "@/lib/api/respond";
 import type { JournalEvent } from "@/lib/kernel/types";
+import type { LiveDelta } from "@/lib/services/live-deltas";
+import type { RunStreamItem } from "@/lib/services/runs";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -15,7 +18,7 @@ export function formatEvent(runId: string, event: JournalEvent): string {
  * The response streaming the frames `frames` yields (a null frame sends nothing); it closes when they end or the
  * client leaves. `what` names the stream in the server log when it fails.
  */
-export function sseResponse(frames: AsyncGenerator<string | null>, signal: AbortSignal, what: string, onCancel: () => void): Response {
+export function sseResponse(frames: AsyncGenerator<string | null>, signal: AbortSignal, what: string, onCancel: () => void, options: { status?: number; headers?: Record<string, string> } = {}): Response {
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | undefined;
   const stream = new ReadableStream<Uint8Array>({
@@ -40,15 +43,24 @@ export function sseResponse(frames: AsyncGenerator<string | null>, signal: Abort
       onCancel();
     },
   });
-  return new Response(stream, { status: 200, headers: { ...baseHeaders, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no" } });
+  return new Response(stream, { status: options.status ?? 200, headers: { ...baseHeaders, "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive", "X-Accel-Buffering": "no", ...options.headers } });
 }
 
-/** The response streaming `first` and then the rest of `events`; it closes when they end or the client leaves. */
-export function eventStream(runId: string, first: IteratorResult<JournalEvent>, events: AsyncGenerator<JournalEvent>, signal: AbortSignal): Response {
+/** An ephemeral `model-delta` frame: no `id:` line, so `Last-Event-ID` keeps counting journaled events only. */
+export function formatDelta(delta: LiveDelta): string {
+  return `event: model-delta\ndata: ${JSON.stringify(delta)}\n\n`;
+}
+
+/**
+ * The response streaming `first` and then the rest of `items` (journaled events and model deltas); it closes when
+ * they end or the client leaves. `headers` are added to the stream's (a run started by the same request: its id).
+ */
+export function eventStream(runId: string, first: IteratorResult<RunStreamItem>, items: AsyncGenerator<RunStreamItem>, signal: AbortSignal, options: { status?: number; headers?: Record<string, string> } = {}): Response {
+  const frame = (item: RunStreamItem) => (item.event ? formatEvent(runId, item.event) : formatDelta(item.delta));
   async function* frames(): AsyncGenerator<string> {
     if (first.done) return;
-    yield formatEvent(runId, first.value);
-    for await (const event of events) yield formatEvent(runId, event);
+    yield frame(first.value);
+    for await (const item of items) yield frame(item);
   }
-  return sseResponse(frames(), signal, `stream of run ${runId}`, () => void events.return(undefined));
+  return sseResponse(frames(), signal, `stream of run ${runId}`, () => void items.return(undefined), options);
 }

@@ -8,7 +8,7 @@ import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-age
 import type { ModelProvider } from "@/lib/models/provider";
 import type { RouteResult } from "@/lib/models/router";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { Finding, ResolvedToolRef, ToolCallResult, ToolLogLine, TurnFact } from "@/lib/kernel/types";
+import type { Finding, ResolvedToolRef, RunDelta, ToolCallResult, ToolLogLine, TurnFact } from "@/lib/kernel/types";
 
 /** Where a run lives. */
 export type RunScope = { tenantId: string; projectId: string; conversationId: string | null; runId: string; userId: string };
@@ -114,6 +114,11 @@ export interface ApprovalGateway {
 
 export interface KernelEnvironment {
   now(): Date;
+  /**
+   * Hears a model call's words as they are written (live, never journaled): the product relays them to the run's
+   * streams on every replica. Called synchronously, in order; must not throw.
+   */
+  publishDelta?(scope: RunScope, delta: RunDelta): void;
   /** The agent version's definition (unregistered or not: the run pinned it), or null when there is none. */
   loadAgent(scope: RunScope, agentId: string, version: string): Promise<AgentDefinition | null>;
   resolveTools(scope: RunScope, definition: AgentDefinition): Promise<ToolResolutionOutcome>;

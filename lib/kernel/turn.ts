@@ -15,7 +15,7 @@
 import { renderPreview } from "@/lib/agents/parameters";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { isRouted } from "@/lib/models/router";
-import { ModelProviderError, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
+import { ModelProviderError, type ModelDelta, type ModelProvider, type ModelResponse, type ResponseFormat, type ToolSpec } from "@/lib/models/provider";
 import { getValidator, type DataValidation } from "@/lib/tools/json-schema";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { randomBytes } from "node:crypto";
@@ -392,7 +392,10 @@ async function callModel(turn: Turn): Promise<AdvanceOutcome> {
   const { signal, deadline } = stepSignal(turn);
   let response: ModelResponse;
   try {
-    response = await provider.complete({ model: started.provider.model, messages, tools: specs, responseFormat, signal, callIndex: state.modelCalls });
+    const publish = ctx.env.publishDelta;
+    const callIndex = state.modelCalls;
+    const onDelta = publish ? (delta: ModelDelta) => publish.call(ctx.env, scope, { callIndex, ...delta }) : undefined;
+    response = await provider.complete({ model: started.provider.model, messages, tools: specs, responseFormat, signal, callIndex, onDelta });
   } catch (error) {
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);

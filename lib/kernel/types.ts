@@ -3,7 +3,7 @@
  * advances over. Free of HTTP, React and storage: the journal (lib/kernel/journal.ts) folds these events into
  * a state, the turn (lib/kernel/turn.ts) performs one step, the store persists what it produced.
  */
-import type { FinishReason, ModelUsage, ToolCall } from "@/lib/models/provider";
+import type { FinishReason, ModelDelta, ModelUsage, ToolCall } from "@/lib/models/provider";
 import type { ToolErrorKind } from "@/lib/agents/validate-agent";
 import type { Issue } from "@/lib/errors";
 
@@ -73,6 +73,9 @@ export type ResolvedToolRef = { id: string; range: string; version: string };
 export type TurnFact = { id: string; type: string; content: string; createdAt: string };
 
 /** The outcome of one tool call, as journaled. */
+/** A delta of a run's model call as it is written (never journaled): `callIndex` is the call's index in the turn. */
+export type RunDelta = { callIndex: number } & ModelDelta;
+
 export type ToolCallResult = { ok: true; output: unknown } | { ok: false; error: { kind: ToolErrorKind; message: string; reason?: string } };
 
 /** A guardrail finding, as journaled (never quotes the answer). */

@@ -36,6 +36,9 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Work
  */
 export type Execution = { settledRow: unknown | null };
 
+/** Who hears of the worker's commits beyond this process's `events` (the product's event bus, for every replica). */
+export type WorkerHooks = { committed?: (runId: string) => void };
+
 export class KernelWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   /** Emits `run:<id>` after every commit this worker makes, and `settled:<id>` when it stops executing a run. */
@@ -48,6 +51,7 @@ export class KernelWorker {
     private readonly store: KernelStore,
     private readonly env: KernelEnvironment,
     readonly options: WorkerOptions,
+    private readonly hooks: WorkerHooks = {},
   ) {
     this.events.setMaxListeners(0);
   }
@@ -153,8 +157,13 @@ export class KernelWorker {
     const failure = { code: "internal-error" as const, message: "the run failed unexpectedly; the details are in the server log" };
     await this.store
       .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: this.env.now(), failure } }))
-      .then(() => this.events.emit(`run:${runId}`))
+      .then(() => this.committed(runId))
       .catch(() => {});
+  }
+
+  private committed(runId: string): void {
+    this.events.emit(`run:${runId}`);
+    this.hooks.committed?.(runId);
   }
 
   /** The store, announcing each commit of this run to listeners (SSE streams, waiting requests). */
@@ -164,12 +173,12 @@ export class KernelWorker {
       ...store,
       commit: async (id, owner, plan) => {
         const seqs = await store.commit(id, owner, plan);
-        if (seqs) this.events.emit(`run:${runId}`);
+        if (seqs) this.committed(runId);
         return seqs;
       },
       append: async (id, owner, plan) => {
         const written = await store.append(id, owner, plan);
-        if (written) this.events.emit(`run:${runId}`);
+        if (written) this.committed(runId);
         return written;
       },
     };

@@ -19,7 +19,7 @@ import { AppError, notFound, type Issue } from "@/lib/errors";
 import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireDecider, requireWrite } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
-import { getKernel } from "@/lib/services/kernel";
+import { announceRun, getKernel } from "@/lib/services/kernel";
 import type { RunOrigin } from "@/lib/services/run-origin";
 import { getValidator } from "@/lib/tools/json-schema";
 import { getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
@@ -394,7 +394,7 @@ export async function completeApproval(actor: Actor, approvalId: string, input: 
   const kernel = getKernel();
   if (outcome.ended) {
     kernel.abort(found.runId, "cancelled");
-    kernel.events.emit(`run:${found.runId}`);
+    announceRun(found.runId);
   }
   if (outcome.resumed) void kernel.execute(found.runId);
   return approvalView(outcome.row);

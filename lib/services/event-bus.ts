@@ -22,6 +22,8 @@ export interface EventBus {
   publish(topic: string, message: unknown): void;
   /** Hears the topic's messages (and `null` after a possible loss) until the returned function is called. */
   subscribe(topic: string, listener: BusListener): () => void;
+  /** Hears every topic starting with `prefix` (e.g. every run's deltas, for the snapshots late clients get). */
+  subscribePrefix(prefix: string, listener: (topic: string, message: unknown | null) => void): () => void;
 }
 
 /** The in-process part every bus has: synchronous delivery to this process's subscribers. */
@@ -29,6 +31,7 @@ export class LocalBus implements EventBus {
   private readonly emitter = new EventEmitter();
   /** Topics with subscribers, for a transport that tells every subscriber of a possible loss. */
   private readonly topics = new Map<string, number>();
+  private readonly prefixes: { prefix: string; listener: (topic: string, message: unknown | null) => void }[] = [];
 
   constructor() {
     this.emitter.setMaxListeners(0);
@@ -40,12 +43,30 @@ export class LocalBus implements EventBus {
 
   /** Delivers to this process's subscribers only (a transport calls it with what other processes published). */
   deliver(topic: string, message: unknown | null): void {
+    for (const { prefix, listener } of this.prefixes) {
+      if (!topic.startsWith(prefix)) continue;
+      try {
+        listener(topic, message);
+      } catch (error) {
+        console.error(`[kindgi] a listener of ${prefix}* failed:`, error instanceof Error ? error.message : error);
+      }
+    }
     this.emitter.emit(topic, message);
   }
 
   /** Tells every subscriber that messages may have been lost. */
   deliverLoss(): void {
+    for (const { prefix, listener } of this.prefixes) listener(prefix, null);
     for (const topic of [...this.topics.keys()]) this.emitter.emit(topic, null);
+  }
+
+  subscribePrefix(prefix: string, listener: (topic: string, message: unknown | null) => void): () => void {
+    const entry = { prefix, listener };
+    this.prefixes.push(entry);
+    return () => {
+      const at = this.prefixes.indexOf(entry);
+      if (at >= 0) this.prefixes.splice(at, 1);
+    };
   }
 
   subscribe(topic: string, listener: BusListener): () => void {

@@ -12,6 +12,7 @@ import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { retrieveFacts } from "@/lib/services/memory";
+import { publishDelta } from "@/lib/services/live-deltas";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
 import type { ProviderDescriptor } from "@/lib/models/registry";
 import { resolveSecretValue } from "@/lib/services/secrets";
@@ -93,6 +94,10 @@ const unregisteredBuiltins = new Set<string>();
 
 export const dbKernelEnvironment: KernelEnvironment = {
   now: () => new Date(),
+
+  publishDelta(scope, delta) {
+    publishDelta(scope.runId, delta);
+  },
 
   async loadAgent(scope, agentId, version) {
     // Any status: a version unregistered after the run started still runs to its end. Versions never change, so

@@ -7,13 +7,20 @@ import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
 import { dbKernelStore } from "@/lib/services/kernel-store";
 import { KernelWorker, workerOptionsFromEnv } from "@/lib/kernel/worker";
 import { dbApprovalGateway } from "@/lib/services/approvals";
+import { eventBus } from "@/lib/services/event-bus";
+import { trackDeltas } from "@/lib/services/live-deltas";
+
+/** Tells every stream and waiting request, on every replica, that the run's journal grew (after the commit). */
+export function announceRun(runId: string): void {
+  eventBus().publish(`run:${runId}`, {});
+}
 
 const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };
 
 /** The worker of this process (created on first use; `startKernel` also makes it poll). */
 export function getKernel(): KernelWorker {
   // The approval gate and pauses are on in the product; the turn loop's own tests run without them.
-  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv());
+  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv(), { committed: announceRun });
   return holder.kindgiKernel;
 }
 
@@ -22,5 +29,7 @@ export function getKernel(): KernelWorker {
  * so), so leases left by a previous process are freed at once instead of waiting for them to expire.
  */
 export async function startKernel(): Promise<void> {
+  // Every process keeps the text so far of the model calls in flight on any replica, for clients joining mid-call.
+  trackDeltas();
   await getKernel().start({ freeForeignLeases: databaseConfig().kind === "pglite" });
 }

@@ -13,7 +13,9 @@ import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite } from "@/lib/services/actor";
 import { cached } from "@/lib/services/tenant-generation";
 import { activeAgentVersion, findConversation, newestFirstAfter } from "@/lib/services/conversations";
-import { getKernel } from "@/lib/services/kernel";
+import { announceRun, getKernel } from "@/lib/services/kernel";
+import { eventBus, wakeups } from "@/lib/services/event-bus";
+import { isRunDelta, liveSnapshot, trackDeltas, type LiveDelta } from "@/lib/services/live-deltas";
 import { withdrawOpenInTx } from "@/lib/services/approvals";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
 import { dbKernelStore, insertRun } from "@/lib/services/kernel-store";
@@ -181,7 +183,7 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
   });
   const wait = input.options?.wait !== false;
   if (start.failed) {
-    kernel.events.emit(`run:${runId}`);
+    announceRun(runId);
     return { status: wait ? 201 : 202, body: runView(row) };
   }
   const providers = new Map<string, ModelProvider | null>();
@@ -241,25 +243,27 @@ async function dryRun(actor: Actor, agent: Awaited<ReturnType<typeof activeAgent
   };
 }
 
-/** Waits until the run is settled (this worker or another one finishing it), or until `timeoutMs` pass. */
+/**
+ * Waits until the run is settled (this worker or another one finishing it), or until `timeoutMs` pass. Wakes on the
+ * run's announcements on the event bus (any replica's commits), with a slow safety poll for a lost one.
+ */
 export async function waitUntilSettled(runId: string, timeoutMs: number): Promise<Run> {
   const db = await getDb();
   const deadline = Date.now() + timeoutMs;
-  const kernel = getKernel();
-  for (;;) {
-    const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
-    if (isSettledStatus(row.status) || Date.now() >= deadline) return row;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        kernel.events.off(`run:${runId}`, done);
-        resolve();
-      };
-      const timer = setTimeout(done, 250);
-      kernel.events.on(`run:${runId}`, done);
-    });
+  const wake = wakeups(`run:${runId}`);
+  try {
+    for (;;) {
+      const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
+      if (isSettledStatus(row.status) || Date.now() >= deadline) return row;
+      await wake.wait(Math.min(SAFETY_POLL_MS, Math.max(1, deadline - Date.now())));
+    }
+  } finally {
+    wake.close();
   }
 }
+
+/** How often a waiting request or stream reads the database when no announcement came (a lost notification). */
+const SAFETY_POLL_MS = 2_000;
 
 async function findRun(actor: Actor, runId: string): Promise<Run> {
   const db = await getDb();
@@ -317,9 +321,8 @@ export async function cancelRun(actor: Actor, runId: string): Promise<RunView> {
     return row;
   });
   if (!cancelled) throw new AppError("run-already-terminal", `run ${runId} finished before it could be cancelled`, { runId });
-  const kernel = getKernel();
-  kernel.abort(runId, "cancelled");
-  kernel.events.emit(`run:${runId}`);
+  getKernel().abort(runId, "cancelled");
+  announceRun(runId);
   return runView(cancelled);
 }
 
@@ -332,36 +335,101 @@ export async function getJournal(actor: Actor, runId: string, since: number, lim
   return { data: events.slice(0, limit), hasMore: events.length > limit, lastSeq: run.lastSeq };
 }
 
+/** What a run stream sends: a journaled event, or a model's words as they are written (never journaled). */
+export type RunStreamItem = { event: JournalEvent; delta?: undefined } | { delta: LiveDelta; event?: undefined };
+
 /**
- * The run's events after `since` as they are written, ending after the terminal event. Wakes on this process's
- * commits and polls for other processes' (a run resumed on another replica).
+ * The run's events after `since` as they are written, ending after the terminal event, with the deltas of the model
+ * call in flight in between (`deltas`): first a snapshot of the call's text so far, then each delta as it comes.
+ * Wakes on the event bus — the run's commits and deltas, from whichever replica executes it — and reads the journal
+ * only when it grew; a slow safety poll covers a lost notification, and a loss the bus reports is caught up at once.
  */
-export async function* watchRun(actor: Actor, runId: string, since: number, signal: AbortSignal): AsyncGenerator<JournalEvent> {
-  await findRun(actor, runId);
-  const kernel = getKernel();
-  let after = since;
-  while (!signal.aborted) {
-    const events = await dbKernelStore.loadEvents(runId, after, 500);
-    for (const event of events) {
-      yield event;
-      after = event.seq;
-      if (isTerminalEvent(event.type)) return;
+export async function* watchRun(actor: Actor, runId: string, since: number, signal: AbortSignal, options: { deltas?: boolean } = {}): AsyncGenerator<RunStreamItem> {
+  // Subscribed before anything is read, so nothing written meanwhile is missed.
+  let journalGrew = true;
+  const queue: LiveDelta[] = [];
+  let wake: (() => void) | null = null;
+  const bus = eventBus();
+  const unsubscribes = [
+    bus.subscribe(`run:${runId}`, () => {
+      journalGrew = true;
+      wake?.();
+    }),
+    ...(options.deltas
+      ? [
+          bus.subscribe(`delta:${runId}`, (message) => {
+            if (message === null) journalGrew = true;
+            else if (isRunDelta(message)) queue.push(message);
+            wake?.();
+          }),
+        ]
+      : []),
+  ];
+  try {
+    await findRun(actor, runId);
+    if (options.deltas) trackDeltas();
+    let after = since;
+    // The model calls journaled so far: a delta of one of them is late (the journal has its answer).
+    let journaledCalls = -1;
+    let caughtUp = false;
+    while (!signal.aborted) {
+      // The deltas heard so far come before what the journal gained meanwhile (a call's deltas precede its answer).
+      while (caughtUp && queue.length) {
+        const delta = queue.shift() as LiveDelta;
+        if (delta.callIndex > journaledCalls) yield { delta };
+      }
+      if (journalGrew) {
+        journalGrew = false;
+        const events = await dbKernelStore.loadEvents(runId, after, 500);
+        for (const event of events) {
+          yield { event };
+          after = event.seq;
+          if (event.type === "model-called") journaledCalls = Math.max(journaledCalls, event.data.index);
+          if (isTerminalEvent(event.type)) return;
+        }
+        if (events.length === 500) {
+          journalGrew = true;
+          continue;
+        }
+        if (!caughtUp || events.length === 0) {
+          const run = await dbKernelStore.loadRun(runId);
+          if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
+          if (!caughtUp && options.deltas) {
+            // A client joining mid-call gets the text so far once; the deltas heard until now are in it.
+            journaledCalls = Math.max(journaledCalls, (await modelCallsOf(runId)) - 1);
+            const snapshot = liveSnapshot(runId, journaledCalls + 1);
+            queue.length = 0;
+            if (snapshot) yield { delta: snapshot };
+          }
+          caughtUp = true;
+        }
+      }
+      if (journalGrew || queue.length) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          wake = null;
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          journalGrew = true;
+          done();
+        }, SAFETY_POLL_MS);
+        wake = done;
+        signal.addEventListener("abort", done);
+      });
     }
-    if (events.length === 500) continue;
-    const run = await dbKernelStore.loadRun(runId);
-    if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        kernel.events.off(`run:${runId}`, done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, 500);
-      kernel.events.on(`run:${runId}`, done);
-      signal.addEventListener("abort", done);
-    });
+  } finally {
+    for (const unsubscribe of unsubscribes) unsubscribe();
   }
+}
+
+/** The model calls the run has journaled (the run row counts them). */
+async function modelCallsOf(runId: string): Promise<number> {
+  const db = await getDb();
+  const row = await db.run.findUnique({ where: { id: runId }, select: { modelCalls: true } });
+  return row?.modelCalls ?? 0;
 }
 
 /** The sequence number a `Last-Event-ID` (`<runId>:<seq>`) names, when it names this run. */

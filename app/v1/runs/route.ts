@@ -2,14 +2,23 @@ import { route } from "@/lib/api/route";
 import { ok } from "@/lib/api/respond";
 import { pageParams } from "@/lib/api/operations/common";
 import { createRunOperation, listRunsOperation } from "@/lib/api/operations/runs";
-import { createRun, listRuns, type CreateRunInput, type RunFilters } from "@/lib/services/runs";
+import { eventStream } from "@/lib/api/sse";
+import { acceptsEventStream } from "@/lib/api/respond";
+import { createRun, listRuns, watchRun, type CreateRunInput, type RunFilters } from "@/lib/services/runs";
 
 export const dynamic = "force-dynamic";
 
-// POST /v1/runs – run one turn of an agent (201 settled, 202 accepted, 200 dry run)
-export const POST = route(createRunOperation, async ({ actor, body }) => {
-  const result = await createRun(actor, body as CreateRunInput);
-  return { status: result.status, body: result.body };
+// POST /v1/runs – run one turn of an agent (201 settled, 202 accepted, 200 dry run; with Accept: text/event-stream,
+// started and streamed in the same response)
+export const POST = route(createRunOperation, async ({ actor, body, request }) => {
+  const input = body as CreateRunInput;
+  const streamed = acceptsEventStream(request) && input.options?.dryRun !== true;
+  const result = await createRun(actor, streamed ? { ...input, options: { ...input.options, wait: false } } : input);
+  if (!streamed || result.status === 200) return { status: result.status, body: result.body };
+  const runId = result.body.id;
+  const items = watchRun(actor, runId, 0, request.signal, { deltas: true });
+  const first = await items.next();
+  return { status: result.status, body: result.body, response: eventStream(runId, first, items, request.signal, { headers: { Location: `/v1/runs/${runId}` } }) };
 });
 
 // GET /v1/runs – newest first, filtered by status, kind, agent, tool, conversation, project, origin

@@ -95,6 +95,29 @@ const eventSchema = {
   },
 } as const;
 
+const modelDeltaSchema = {
+  type: "object",
+  required: ["callIndex", "attempt"],
+  description: "A `model-delta` frame (no `id:` line; never journaled): a model call's words as they are written.",
+  properties: {
+    callIndex: { type: "integer", minimum: 0, description: "The model call's index in the turn: the `index` of the `model-called` event that will journal its answer." },
+    attempt: { type: "integer", minimum: 1, description: "The provider's attempt; a larger one than before starts the call over (drop the earlier attempt's text)." },
+    text: { type: "string", description: "Text to append to the call's answer so far." },
+    toolCalls: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["index", "argumentsDelta"],
+        properties: { index: { type: "integer", minimum: 0, description: "The tool call's position in the answer." }, id: { type: "string" }, name: { type: "string", description: "The tool id (on the call's first piece)." }, argumentsDelta: { type: "string", description: "JSON text to append to the call's arguments so far." } },
+      },
+    },
+    snapshot: { const: true, description: "Everything of the call's attempt so far (sent first to a client that joins mid-call): it replaces what the client had for that call." },
+  },
+} as const;
+
+/** A run stream's frames: journaled events (`id: <runId>:<seq>`) and model deltas (no id). */
+const streamFrameSchema = { $defs: { RunEvent: eventSchema, ModelDelta: modelDeltaSchema }, anyOf: [{ $ref: "#/$defs/RunEvent" }, { $ref: "#/$defs/ModelDelta" }] } as const;
+
 export const createRunOperation = defineOperation({
   operationId: "createRun",
   method: "POST",
@@ -102,7 +125,7 @@ export const createRunOperation = defineOperation({
   tag: "Runs",
   summary: "Run one turn of an agent",
   description:
-    "With `wait` (default true) the answer is 201 once the run completes, fails, is cancelled or suspends; with `wait: false` it is 202 at once (follow it with GET, the journal or the stream). `dryRun: true` checks and resolves everything a turn would use (agent version, parameters, tools, guardrails, model route, rendered instructions) and answers 200 without running or storing anything. In a conversation the run uses the version the conversation is pinned to.",
+    "With `wait` (default true) the answer is 201 once the run completes, fails, is cancelled or suspends; with `wait: false` it is 202 at once (follow it with GET, the journal or the stream). `dryRun: true` checks and resolves everything a turn would use (agent version, parameters, tools, guardrails, model route, rendered instructions) and answers 200 without running or storing anything. In a conversation the run uses the version the conversation is pinned to.\n\nWith `Accept: text/event-stream` the run starts (as with `wait: false`) and the same response streams it: status 202, `Content-Type: text/event-stream`, `Location: /v1/runs/{runId}`, and the frames of `GET /v1/runs/{runId}/stream` from the first event (`run-created`, whose `id:` line names the run) to the terminal one, with the model's words as `model-delta` frames in between. A problem found before the run starts is the usual JSON error. A repeat with the same `Idempotency-Key` answers the stored 202 JSON run (follow it with the stream); a dry run ignores the header.",
   auth: "key",
   idempotent: true,
   body: {
@@ -130,7 +153,7 @@ export const createRunOperation = defineOperation({
   responses: {
     200: { description: "A dry run: what the turn would use.", schema: dryRunSchema },
     201: { description: "The settled run.", schema: runSchema },
-    202: { description: "The run, accepted and running.", schema: runSchema },
+    202: { description: "The run, accepted and running; with `Accept: text/event-stream`, its event stream (journaled events and `model-delta` frames, as `GET /v1/runs/{runId}/stream` sends them).", schema: runSchema, alsoAs: { "text/event-stream": streamFrameSchema } },
   },
   errors: ["bad-input", "unknown-field", "validation-failed", "not-found", "permission-denied", "agent-version-mismatch", "conversation-closed"],
 });
@@ -211,10 +234,10 @@ export const streamRunOperation = defineOperation({
   tag: "Runs",
   summary: "Stream a run's journal as server-sent events",
   description:
-    "`text/event-stream`: each event is `id: <runId>:<seq>`, `event: <type>`, `data: <event JSON>`. Resumable: send `Last-Event-ID` (or `since`) to get only later events. The stream closes after the terminal event (run-completed, run-failed, run-cancelled).",
+    "`text/event-stream`: each journaled event is `id: <runId>:<seq>`, `event: <type>`, `data: <event JSON>`. Resumable: send `Last-Event-ID` (or `since`) to get only later events. The stream closes after the terminal event (run-completed, run-failed, run-cancelled).\n\nBetween the journaled events, a model call's words arrive as they are written, as ephemeral frames `event: model-delta` with **no `id:` line** (so `Last-Event-ID` counts journaled events only; deltas are never journaled and never replayed) and `data: {callIndex, attempt, text?, toolCalls?: [{index, id?, name?, argumentsDelta}], snapshot?}`. `callIndex` is the model call's index in the turn (the `index` of the `model-called` event that journals its answer); `text` and `argumentsDelta` append to what came before for that call; `name` is the tool id. A client joining while a model call is in flight first gets one delta with `snapshot: true` holding the text and arguments so far (it replaces what the client had for that call). A delta with a larger `attempt` than before means the provider started the call over (its stream broke): drop the earlier attempt's text. The journaled `model-called` event is the call's answer; deltas of a call already journaled are not sent. Every replica streams the deltas of a run executing on any other.",
   auth: "key",
   params: runParams,
   query: { since: { type: "integer", minimum: 0, maximum: 1000000000, description: "Start after this sequence number (Last-Event-ID wins when both are given)." } },
-  responses: { 200: { description: "The event stream; each `data` is a journal event.", schema: eventSchema, contentType: "text/event-stream" } },
+  responses: { 200: { description: "The event stream; each `data` is a journal event (`event: <type>`, with an `id:`) or a model delta (`event: model-delta`, without one).", schema: streamFrameSchema, contentType: "text/event-stream" } },
   errors: ["bad-input", "unknown-field", "not-found"],
 });
