@@ -83,9 +83,3 @@ export function liveSnapshot(runId: string, fromCallIndex: number): LiveDelta | 
   const toolCalls = [...call.toolCalls.values()].sort((a, b) => a.index - b.index).map(({ index, id, name, arguments: args }) => ({ index, ...(id !== undefined && { id }), ...(name !== undefined && { name }), argumentsDelta: args }));
   return { callIndex: call.callIndex, attempt: call.attempt, snapshot: true, ...(call.text !== "" && { text: call.text }), ...(toolCalls.length > 0 && { toolCalls }) };
 }
-
-/** Forgets a run's call in flight (its model call was journaled here). */
-export function forgetLiveCall(runId: string, callIndex: number): void {
-  const call = state.calls.get(runId);
-  if (call && call.callIndex <= callIndex) state.calls.delete(runId);
-}
