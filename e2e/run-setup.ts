@@ -11,9 +11,10 @@ export async function bootstrapCall<T = any>(e2e: E2eState, method: string, path
 /**
  * A dictionary server on 127.0.0.1 (`/lookup` answers after `?ms=` milliseconds) and an HTTP tool pointed at it,
  * and an agent (dev-echo, the built-in provider that is not a real model) that calls the tool and answers with its
- * result. The agent takes a `customer` parameter its instructions use.
+ * result. The agent takes a `customer` parameter its instructions use. `preferredProvider: "scripted"` makes it
+ * answer from a script in the user message instead.
  */
-export async function dictionaryAgent(e2e: E2eState, stamp: string, options: { delayMs?: number; maxSteps?: number; suffix?: string } = {}) {
+export async function dictionaryAgent(e2e: E2eState, stamp: string, options: { delayMs?: number; maxSteps?: number; suffix?: string; preferredProvider?: "scripted" } = {}) {
   const server: RecordingServer = await startRecordingServer(async (request, response) => {
     const url = new URL(request.url, "http://x");
     const ms = Number(url.searchParams.get("ms") ?? 0);
@@ -49,6 +50,7 @@ export async function dictionaryAgent(e2e: E2eState, stamp: string, options: { d
     retrieval: [],
     guardrails: [],
     ...(options.maxSteps ? { budget: { maxSteps: options.maxSteps } } : {}),
+    ...(options.preferredProvider ? { preferredProvider: options.preferredProvider } : {}),
   });
   if (agent.status !== 201) throw new Error(`agent registration failed: ${JSON.stringify(agent.body)}`);
   return { server, toolId, agentId };

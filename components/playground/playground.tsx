@@ -4,7 +4,11 @@
  * `/playground`: pick an agent version (`?agent=&version=` preselect it, `&conversation=` continues one), fill its
  * parameter form, and talk to it. Each message starts a run with `wait: false`; its journal streams live from
  * GET /v1/runs/{id}/stream into the events panel (model calls, tool calls with arguments and results, retries,
- * guardrail outcomes, usage and cost as they accrue). A running run can be cancelled. When the run waits for an
+ * guardrail outcomes, usage and cost as they accrue). The answer shows as it is written, in the message being
+ * written (the stream's `model-delta` pieces), and so does each tool call the model is forming, until the journal's
+ * model call replaces them with the real calls. A running run can be cancelled; an answer cancelled mid-way keeps
+ * its text, marked as stopped. Screen readers hear when an answer starts and when it is complete, not each piece.
+ * When the run waits for an
  * approval, the call shows in the conversation with the inbox's own actions (approve, remember, reject with a reason,
  * edit then approve); a decision made elsewhere turns the card into who decided what, and the events stream on.
  */
@@ -25,7 +29,10 @@ import { useCancelRun, useRun, useRunStream } from "@/lib/client/use-runs";
 import { isDevProvider, isTerminalStatus, type RunEvent } from "@/lib/client/run-types";
 import { useRunApprovals } from "@/lib/client/use-run-approvals";
 import { useConversationOpenRuns } from "@/lib/client/use-conversation-open-runs";
+import { isStopped, writingCall, type LiveCall } from "@/lib/client/live-answer";
+import { turnToolCalls, type TurnToolCall } from "@/lib/client/turn-tool-calls";
 import { ApprovalCard } from "@/components/playground/approval-card";
+import { LiveCallBody, WritingMark } from "@/components/runs/live-call";
 
 type Turn = { runId: string; userMessage: string };
 
@@ -199,7 +206,7 @@ export function Playground() {
           <h2 id="pg-chat" className="border-b border-zinc-200 px-4 py-2 text-sm font-semibold dark:border-zinc-800">
             Conversation {conversationId ? <span className="font-mono text-xs font-normal text-zinc-600 dark:text-zinc-400">{shortId(conversationId)}</span> : null}
           </h2>
-          <div className="flex-1 space-y-3 overflow-y-auto p-4" aria-live="polite">
+          <div className="flex-1 space-y-3 overflow-y-auto p-4">
             {!agentId ? (
               agents.data && agentList.length === 0 ? (
                 <EmptyState title="No agents to talk to yet" action={<Button variant="primary" asChild><Link href="/agents/new">New agent</Link></Button>}>
@@ -291,14 +298,41 @@ function TurnView({ turn, selected, onSelect }: { turn: Turn; selected: boolean;
   const cancelled = stream.events.find((event) => event.type === "run-cancelled");
   const dev = isDevProvider(run.data?.provider?.id ?? (stream.events.find((e) => e.type === "turn-started")?.data.provider as { id?: string } | undefined)?.id);
   const output = completed?.data.output;
+  const outputText = typeof output === "string" ? output : JSON.stringify(output, null, 2);
   // Each approval-requested / approval-decided event in the run's stream (and its end: cancelling withdraws what is
   // open) reads the run's approvals again, so a decision made elsewhere turns the pending card into who decided what.
   const approvalEvents = stream.events.filter((event) => APPROVAL_EVENTS.has(event.type)).length;
   const approvals = useRunApprovals(turn.runId, approvalEvents);
   const waiting = (approvals.data?.data ?? []).some((approval) => approval.status === "pending");
+  const writing = writingCall(stream.answer);
+  const stopped = isStopped(stream.answer);
+  const toolCalls = useMemo(() => turnToolCalls(stream.events), [stream.events]);
+  // The model calls that asked for tools, each with the text it wrote before them (the journal's, once it landed).
+  const steps = useMemo(
+    () =>
+      stream.events
+        .filter((event) => event.type === "model-called" && Array.isArray(event.data.toolCalls) && event.data.toolCalls.length > 0)
+        .map((event) => ({ index: Number(event.data.index ?? 0), text: typeof event.data.text === "string" ? event.data.text : "" })),
+    [stream.events],
+  );
+  // One polite announcement per change of state, never per piece of text.
+  const announcement = completed
+    ? `The agent answered: ${outputText}`
+    : cancelled
+      ? stopped
+        ? "Run cancelled; the answer stopped where it was."
+        : "Run cancelled."
+      : failed || waiting
+        ? ""
+        : writing
+          ? "The agent is writing…"
+          : "";
   return (
     <div className="space-y-2" data-run-id={turn.runId}>
       <Bubble role="user">{turn.userMessage}</Bubble>
+      {steps.map((step) => (
+        <ModelStep key={step.index} index={step.index} text={step.text} calls={toolCalls.filter((call) => call.callId.startsWith(`${step.index}.`))} />
+      ))}
       {(approvals.data?.data ?? []).map((approval) => (
         <ApprovalCard key={approval.id} approval={approval} />
       ))}
@@ -321,22 +355,110 @@ function TurnView({ turn, selected, onSelect }: { turn: Turn; selected: boolean;
             </p>
           }
         >
-          {typeof output === "string" ? output : JSON.stringify(output, null, 2)}
+          {outputText}
         </Bubble>
       ) : failed ? (
-        <FailureBox failure={(failed.data.failure as { code: string; message: string }) ?? { code: "internal-error", message: "" }} />
+        <>
+          {stopped && writing ? <LiveAnswer call={writing} stoppedBy="failed" dev={dev} /> : null}
+          <FailureBox failure={(failed.data.failure as { code: string; message: string }) ?? { code: "internal-error", message: "" }} />
+        </>
       ) : cancelled ? (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">The run was cancelled.</p>
+        <>
+          {stopped && writing ? <LiveAnswer call={writing} stoppedBy="cancelled" dev={dev} /> : null}
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">The run was cancelled.</p>
+        </>
       ) : waiting ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="run-waiting">
           The run is suspended until the call above is decided: it holds no process meanwhile.
         </p>
+      ) : writing ? (
+        <LiveAnswer call={writing} stoppedBy={null} dev={dev} />
       ) : (
         <p className="flex items-center gap-2 text-sm text-zinc-600 dark:text-zinc-400" role="status">
           <Spinner /> The agent is working… ({stream.events.length} events so far)
         </p>
       )}
+      <p className="sr-only" aria-live="polite" aria-atomic="true" data-testid="answer-announcement">
+        {announcement}
+      </p>
       <ErrorBanner error={stream.error} title="The run's event stream failed" />
+    </div>
+  );
+}
+
+/** The message being written: the model call's text so far and the tool calls it is forming; or where it stopped. */
+function LiveAnswer({ call, stoppedBy, dev }: { call: LiveCall; stoppedBy: "cancelled" | "failed" | null; dev: boolean }) {
+  const stopped = stoppedBy !== null;
+  return (
+    <div
+      className={stopped ? "mr-10 rounded-lg border border-dashed border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-900" : "mr-10 rounded-lg border border-indigo-200 bg-white px-3 py-2 text-sm dark:border-indigo-900 dark:bg-zinc-900"}
+      data-role="assistant"
+      data-testid="live-answer"
+      data-state={stopped ? "stopped" : "writing"}
+      data-call-index={call.callIndex}
+    >
+      <p className="mb-0.5 flex flex-wrap items-center gap-2 text-xs font-medium text-zinc-600 dark:text-zinc-400">
+        Agent
+        {stopped ? (
+          <Badge tone="neutral" data-testid="stopped-mark">
+            stopped
+          </Badge>
+        ) : (
+          <WritingMark />
+        )}
+      </p>
+      <LiveCallBody call={call} writing={!stopped} />
+      {stopped || dev ? (
+        <p className="mt-1 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+          {dev ? <Badge tone="warning">not from a real model</Badge> : null}
+          {stopped ? <span>Stopped mid-answer: the run {stoppedBy === "failed" ? "failed" : "was cancelled"} while the agent was writing, so this text is not kept in the conversation.</span> : null}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+const TOOL_STATUS: Record<TurnToolCall["status"], { words: string; tone: "neutral" | "accent" | "success" | "warning" | "danger" }> = {
+  asked: { words: "asked for", tone: "neutral" },
+  "waiting-approval": { words: "waiting for a decision", tone: "warning" },
+  waiting: { words: "waiting for an answer", tone: "warning" },
+  running: { words: "running", tone: "accent" },
+  returned: { words: "returned", tone: "success" },
+  failed: { words: "failed", tone: "danger" },
+  stopped: { words: "stopped with the run", tone: "neutral" },
+};
+
+/** A model call that asked for tools: the text it wrote first (if any), then each call and what became of it. */
+function ModelStep({ index, text, calls }: { index: number; text: string; calls: TurnToolCall[] }) {
+  return (
+    <div className="mr-10 space-y-1.5 border-l-2 border-zinc-200 pl-3 dark:border-zinc-700" data-testid="model-step" data-call-index={index}>
+      {text ? (
+        <p className="text-sm whitespace-pre-wrap text-zinc-700 dark:text-zinc-300" data-testid="model-note">
+          {text}
+        </p>
+      ) : null}
+      <ul className="space-y-1.5" aria-label={`Tool calls of model call ${index + 1}`}>
+        {calls.map((call) => {
+          const status = TOOL_STATUS[call.status];
+          return (
+            <li key={call.callId} className="rounded-md border border-zinc-200 bg-zinc-50 px-2.5 py-1.5 text-xs dark:border-zinc-800 dark:bg-zinc-900/60" data-testid="tool-call-card" data-status={call.status} data-tool-id={call.toolId}>
+              <p className="flex flex-wrap items-center gap-2">
+                <span className="font-mono font-medium [overflow-wrap:anywhere] text-zinc-900 dark:text-zinc-100">
+                  {call.toolId}
+                  {call.version ? `@${call.version}` : ""}
+                </span>
+                <Badge tone={status.tone}>
+                  {call.status === "running" ? <Spinner className="-my-1 scale-75" /> : null}
+                  {status.words}
+                  {call.status === "returned" && call.durationMs !== null ? ` in ${call.durationMs} ms` : ""}
+                </Badge>
+                {call.status === "failed" && call.error ? <span className="text-red-800 dark:text-red-200">{[call.error.kind, call.error.message].filter(Boolean).join(": ")}</span> : null}
+              </p>
+              <pre className="mt-1 max-h-24 overflow-auto font-mono break-all whitespace-pre-wrap text-zinc-700 dark:text-zinc-300">{JSON.stringify(call.arguments ?? {})}</pre>
+            </li>
+          );
+        })}
+      </ul>
     </div>
   );
 }
@@ -360,6 +482,7 @@ function RunEventsPanel({ runId }: { runId: string }) {
   const endRef = useRef<HTMLDivElement>(null);
   const totals = useMemo(() => accrued(stream.events), [stream.events]);
   const dev = isDevProvider(run.data?.provider?.id);
+  const writing = writingCall(stream.answer);
   useEffect(() => {
     // Braces: newer browsers' scrollIntoView returns a promise, which must not become the effect's cleanup.
     endRef.current?.scrollIntoView({ block: "nearest" });
@@ -385,9 +508,17 @@ function RunEventsPanel({ runId }: { runId: string }) {
           <EventItem key={event.seq} event={event} devProvider={dev} startedAt={startedAt} />
         ))}
         {!stream.done && !stream.error ? (
-          <li className="flex items-center gap-2 px-2 py-1 text-xs text-zinc-600 dark:text-zinc-400">
-            <Spinner /> waiting for the next event…
-          </li>
+          writing ? (
+            <li className="flex items-center gap-2 rounded-md border border-indigo-200 bg-indigo-50/40 px-2 py-1 text-xs text-indigo-900 dark:border-indigo-900 dark:bg-indigo-950/30 dark:text-indigo-100" data-testid="live-model-call-summary">
+              <Spinner /> Model call {writing.callIndex + 1} is being written: {writing.text.length} characters so far
+              {writing.toolCalls.length ? `, asking for ${writing.toolCalls.map((call) => call.name ?? "a tool").join(", ")}` : ""}
+              {writing.attempt > 1 ? ` (attempt ${writing.attempt})` : ""}
+            </li>
+          ) : (
+            <li className="flex items-center gap-2 px-2 py-1 text-xs text-zinc-600 dark:text-zinc-400">
+              <Spinner /> waiting for the next event…
+            </li>
+          )
         ) : null}
       </ol>
       <div ref={endRef} />

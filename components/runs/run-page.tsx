@@ -1,22 +1,40 @@
 "use client";
 
-/** `/runs/{runId}`: the timeline, the step list with each event's details, usage and cost, versions, instructions, failure. */
+/**
+ * `/runs/{runId}`: the timeline, the step list with each event's details, usage and cost, versions, instructions,
+ * failure. A run in flight is followed on its stream: journal events land as they are written, and the model call
+ * being written shows its text as it comes (a row of its own and an open bar on the timeline) until the journal's
+ * model call replaces it.
+ */
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { JsonTree } from "@/components/catalog/json-view";
 import { Badge, Button, ErrorBanner, PageHeader, Skeleton, SkeletonRows, Spinner } from "@/components/ui";
 import { failureSentence } from "@/lib/client/run-failures";
 import { isDevProvider, isTerminalStatus, originWords, type Run, type RunEvent } from "@/lib/client/run-types";
 import { formatMs } from "@/lib/client/timeline";
-import { useCancelRun, useRun, useRunJournal } from "@/lib/client/use-runs";
+import { isStopped, writingCall } from "@/lib/client/live-answer";
+import { runKeys } from "@/lib/client/query-keys";
+import { mergeRunEvents, useCancelRun, useRun, useRunJournal, useRunStream } from "@/lib/client/use-runs";
 import { EventItem } from "./event-item";
+import { LiveModelCallItem } from "./live-call";
 import { RunTimeline } from "./run-timeline";
 import { formatCost, formatTime, RunStatusBadge, runDurationMs, shortId } from "./run-bits";
 
 export function RunPage({ runId }: { runId: string }) {
   const run = useRun(runId);
   const live = Boolean(run.data && !isTerminalStatus(run.data.status));
-  const journal = useRunJournal(runId, live);
+  // A run seen in flight is followed on its stream until its end (the stream closes itself after the terminal event).
+  const [follow, setFollow] = useState(false);
+  if (live && !follow) setFollow(true);
+  const stream = useRunStream(follow ? runId : null);
+  // The journal is polled only while the stream is not connected.
+  const journal = useRunJournal(runId, live && !stream.connected);
+  const client = useQueryClient();
+  useEffect(() => {
+    if (stream.events.length) client.setQueryData(runKeys.journal(runId), (cached: RunEvent[] | undefined) => mergeRunEvents(cached, stream.events));
+  }, [client, runId, stream.events]);
   const cancel = useCancelRun();
   const [selected, setSelected] = useState<number | null>(null);
   if (run.isPending)
@@ -48,6 +66,10 @@ export function RunPage({ runId }: { runId: string }) {
     setSelected(seq);
     document.getElementById(`event-${seq}`)?.scrollIntoView({ block: "nearest", behavior: "smooth" });
   };
+  const writing = writingCall(stream.answer);
+  const stopped = isStopped(stream.answer);
+  // The call in flight, unless the journal the page shows already holds its answer.
+  const inFlight = writing && !events.some((event) => event.type === "model-called" && Number(event.data.index) === writing.callIndex) ? writing : null;
   return (
     <div>
       <PageHeader
@@ -105,7 +127,11 @@ export function RunPage({ runId }: { runId: string }) {
       <ErrorBanner className="mb-4" error={cancel.error} title="Cannot cancel the run" />
       {data.failure ? <FailureBox failure={data.failure} /> : null}
       <ErrorBanner className="mb-4" error={journal.error} title="Cannot read the run's journal" />
-      {journal.isPending ? <Skeleton className="mb-4 h-40 w-full" /> : <RunTimeline events={events} live={live} selectedSeq={selected} onSelect={selectEvent} />}
+      {journal.isPending ? (
+        <Skeleton className="mb-4 h-40 w-full" />
+      ) : (
+        <RunTimeline events={events} live={live} selectedSeq={selected} onSelect={selectEvent} writing={inFlight && !stopped ? inFlight : null} onSelectWriting={() => document.getElementById("live-model-call")?.scrollIntoView({ block: "nearest", behavior: "smooth" })} />
+      )}
       <div className="mt-6 grid grid-cols-[minmax(0,1fr)_22rem] gap-6">
         <section aria-labelledby="steps-title">
           <h2 id="steps-title" className="mb-2 text-base font-semibold text-zinc-900 dark:text-zinc-100">
@@ -116,7 +142,11 @@ export function RunPage({ runId }: { runId: string }) {
             {events.map((event) => (
               <EventItem key={event.seq} event={event} devProvider={dev} selected={selected === event.seq} onSelect={() => setSelected(event.seq)} startedAt={startedAt} />
             ))}
+            {inFlight ? <LiveModelCallItem id="live-model-call" call={inFlight} stopped={stopped} endedAs={stream.answer.ended} /> : null}
           </ol>
+          <p className="sr-only" aria-live="polite" aria-atomic="true">
+            {inFlight && !stopped ? `Model call ${inFlight.callIndex + 1} is being written.` : ""}
+          </p>
         </section>
         <aside className="space-y-4" aria-label="Run summary">
           <UsageCard run={data} />

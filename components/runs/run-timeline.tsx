@@ -3,10 +3,12 @@
 /**
  * The run as a picture: a time axis, one lane for the model and lanes for tool calls (parallel calls side by side),
  * waits hatched in their own lane, retries, repairs, guardrail findings and the end as markers. Each bar and marker
- * is focusable (Tab) and says its event; Enter or a click selects the event in the step list.
+ * is focusable (Tab) and says its event; Enter or a click selects the event in the step list. A model call being
+ * written is an open bar growing with its text; Enter or a click brings its live row into view.
  */
 import { useMemo } from "react";
 import { axisTicks, buildTimeline, formatMs, type TimelineBar, type TimelineMarker } from "@/lib/client/timeline";
+import type { LiveCall } from "@/lib/client/live-answer";
 import type { RunEvent } from "@/lib/client/run-types";
 
 const LANE_H = 30;
@@ -22,17 +24,19 @@ function barFill(bar: TimelineBar) {
   return bar.ok ? "#0891b2" : "#dc2626";
 }
 
-export function RunTimeline({ events, live, selectedSeq, onSelect }: { events: RunEvent[]; live: boolean; selectedSeq: number | null; onSelect(seq: number): void }) {
-  const timeline = useMemo(() => buildTimeline(events, Date.now()), [events]);
+export function RunTimeline({ events, live, selectedSeq, onSelect, writing = null, onSelectWriting }: { events: RunEvent[]; live: boolean; selectedSeq: number | null; onSelect(seq: number): void; writing?: LiveCall | null; onSelectWriting?(): void }) {
+  // Each piece of a call being written redraws its open bar up to now.
+  const timeline = useMemo(() => buildTimeline(events, Date.now(), { writingCallIndex: writing?.callIndex ?? null }), [events, writing]);
   const duration = Math.max(timeline.durationMs, 1);
   const plotW = WIDTH - LABEL_W - 12;
   const x = (ms: number) => LABEL_W + (ms / duration) * plotW;
   const height = AXIS_H + timeline.lanes.length * LANE_H + 8;
   const ticks = axisTicks(duration);
-  const select = (seq: number) => (event: React.KeyboardEvent) => {
+  const choose = (bar: TimelineBar) => (bar.seqs.length ? onSelect(bar.seqs[0]) : onSelectWriting?.());
+  const select = (action: () => void) => (event: React.KeyboardEvent) => {
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
-      onSelect(seq);
+      action();
     }
   };
   return (
@@ -74,9 +78,9 @@ export function RunTimeline({ events, live, selectedSeq, onSelect }: { events: R
           const w = Math.max(3, x(bar.end) - x1);
           const y = AXIS_H + bar.lane * LANE_H + 6;
           const selected = bar.seqs.includes(selectedSeq ?? -1);
-          const label = `${bar.label}: ${formatMs(bar.end - bar.start)}${bar.open ? ", still running" : ""}${bar.kind === "tool" && !bar.ok ? ", failed" : ""}${bar.retries ? `, ${bar.retries} retries` : ""}, from +${formatMs(bar.start)}`;
+          const label = `${bar.label}: ${formatMs(bar.end - bar.start)}${bar.open ? (bar.seqs.length ? ", still running" : " so far") : ""}${bar.kind === "tool" && !bar.ok ? ", failed" : ""}${bar.retries ? `, ${bar.retries} retries` : ""}, from +${formatMs(bar.start)}`;
           return (
-            <g key={bar.key} tabIndex={0} role="button" aria-label={label} data-bar-kind={bar.kind} onClick={() => onSelect(bar.seqs[0])} onKeyDown={select(bar.seqs[0])} className="cursor-pointer outline-none [&:focus-visible>rect]:stroke-indigo-900 [&:focus-visible>rect]:stroke-2">
+            <g key={bar.key} tabIndex={0} role="button" aria-label={label} data-bar-kind={bar.kind} data-writing={bar.seqs.length ? undefined : "true"} onClick={() => choose(bar)} onKeyDown={select(() => choose(bar))} className="cursor-pointer outline-none [&:focus-visible>rect]:stroke-indigo-900 [&:focus-visible>rect]:stroke-2">
               <title>{label}</title>
               <rect x={x1} y={y} width={w} height={LANE_H - 12} rx={3} fill={barFill(bar)} stroke={selected ? "#18181b" : bar.kind === "wait" ? "#a1a1aa" : "none"} strokeWidth={selected ? 2 : 1} opacity={bar.open ? 0.7 : 1} />
             </g>
@@ -99,7 +103,7 @@ export function RunTimeline({ events, live, selectedSeq, onSelect }: { events: R
           const cx = x(marker.at);
           const cy = AXIS_H + marker.lane * LANE_H + 3;
           return (
-            <g key={marker.key} tabIndex={0} role="button" aria-label={`${marker.label} at +${formatMs(marker.at)}`} data-marker-kind={marker.kind} onClick={() => onSelect(marker.seq)} onKeyDown={select(marker.seq)} className="cursor-pointer outline-none [&:focus-visible>path]:stroke-indigo-900 [&:focus-visible>path]:stroke-2">
+            <g key={marker.key} tabIndex={0} role="button" aria-label={`${marker.label} at +${formatMs(marker.at)}`} data-marker-kind={marker.kind} onClick={() => onSelect(marker.seq)} onKeyDown={select(() => onSelect(marker.seq))} className="cursor-pointer outline-none [&:focus-visible>path]:stroke-indigo-900 [&:focus-visible>path]:stroke-2">
               <title>{marker.label}</title>
               <path d={`M${cx} ${cy} l5 6 l-5 6 l-5 -6 Z`} fill={MARKER_COLOR[marker.kind]} stroke="#ffffff" strokeWidth={1} />
             </g>

@@ -1,7 +1,9 @@
 /**
  * A reader of a /v1 server-sent-event stream over fetch (the session cookie goes with it): every event, whatever its
  * type, reaches `onEvent`; when the connection drops before `isLast` said the stream is over, it reconnects after a
- * second with `Last-Event-ID`, so nothing is lost or repeated.
+ * second with `Last-Event-ID`, so nothing is lost or repeated. Frames without an `id:` line (a run's `model-delta`
+ * pieces, never journaled) reach `onEvent` like the others but leave `Last-Event-ID` where it was: a resumed stream
+ * counts journaled events only.
  */
 import { apiUrl, toApiError } from "@/lib/client/api";
 
@@ -29,6 +31,11 @@ export function parseSse(buffer: string): { messages: SseMessage[]; rest: string
     if (data.length) messages.push({ id, event, data: data.join("\n") });
   }
   return { messages, rest };
+}
+
+/** The `Last-Event-ID` to resume with after `message`: its id, or the one before when it has none. */
+export function lastEventIdAfter(current: string | null, message: SseMessage): string | null {
+  return message.id ? message.id : current;
 }
 
 export type StreamHandle = { close(): void };
@@ -62,7 +69,7 @@ export function followStream(path: string, handlers: { onEvent(message: SseMessa
           const parsed = parseSse(buffer);
           buffer = parsed.rest;
           for (const message of parsed.messages) {
-            if (message.id) lastEventId = message.id;
+            lastEventId = lastEventIdAfter(lastEventId, message);
             handlers.onEvent(message);
             if (handlers.isLast(message)) finished = true;
           }

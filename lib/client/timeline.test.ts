@@ -47,6 +47,19 @@ describe("buildTimeline", () => {
   });
 });
 
+describe("buildTimeline with a model call being written", () => {
+  it("draws it as an open model bar from the step before it to now, until its model-called event is journaled", () => {
+    const events = [ev(1, 0, "run-created"), ev(2, 10, "turn-started")];
+    const writing = buildTimeline(events, base + 250, { writingCallIndex: 0 });
+    expect(writing.bars.map((bar) => [bar.kind, bar.label, bar.start, bar.end, bar.open, bar.seqs])).toEqual([["model", "Model call 1 (being written)", 10, 250, true, []]]);
+    expect(writing.durationMs).toBe(250);
+    const journaled = buildTimeline([...events, ev(3, 200, "model-called", { index: 0, toolCalls: [] })], base + 250, { writingCallIndex: 0 });
+    expect(journaled.bars.map((bar) => [bar.label, bar.open])).toEqual([["Model call 1", false]]);
+    const ended = buildTimeline([...events, ev(3, 200, "run-cancelled")], base + 250, { writingCallIndex: 0 });
+    expect(ended.bars).toEqual([]);
+  });
+});
+
 describe("axisTicks", () => {
   it("gives round steps covering the duration", () => {
     expect(axisTicks(1000)).toEqual([0, 200, 400, 600, 800, 1000]);

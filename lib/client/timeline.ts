@@ -3,6 +3,7 @@
  * its `model-called` event, each tool call as a bar from `tool-call-started` to `tool-call-completed` (parallel calls
  * in parallel lanes), waits (`wait-started` → `wait-completed`, `approval-requested` → `approval-decided`) as gaps,
  * and the rest (retries, repairs, guardrail findings, resumptions, the end) as markers. Times are ms from the start.
+ * A model call being written (known from the stream, not yet journaled) is an open model bar up to `now`.
  */
 import type { RunEvent } from "@/lib/client/run-types";
 
@@ -16,7 +17,7 @@ export type TimelineBar = {
   /** Still in flight (no end event yet): drawn up to `now`. */
   open: boolean;
   ok: boolean;
-  /** The events the bar stands for (start and end). */
+  /** The events the bar stands for (start and end); none for a model call still being written. */
   seqs: number[];
   /** A model call that needed more than one attempt. */
   retries: number;
@@ -30,7 +31,7 @@ const at = (event: RunEvent) => Date.parse(event.createdAt);
 
 const MODEL_STEP_END = new Set(["turn-started", "model-called", "tool-call-completed", "output-repair-requested", "run-resumed", "wait-completed", "approval-decided"]);
 
-export function buildTimeline(events: readonly RunEvent[], now: number = Date.now()): Timeline {
+export function buildTimeline(events: readonly RunEvent[], now: number = Date.now(), options: { writingCallIndex?: number | null } = {}): Timeline {
   const sorted = [...events].sort((a, b) => a.seq - b.seq);
   if (sorted.length === 0) return { lanes: [{ label: "Model" }], bars: [], markers: [], durationMs: 0, startedAt: now };
   const t0 = at(sorted[0]);
@@ -137,6 +138,11 @@ export function buildTimeline(events: readonly RunEvent[], now: number = Date.no
         break;
     }
     if (MODEL_STEP_END.has(event.type)) lastStepEnd = t;
+  }
+
+  const writing = options.writingCallIndex;
+  if (writing !== undefined && writing !== null && !ended && !sorted.some((event) => event.type === "model-called" && Number(event.data?.index) === writing)) {
+    bars.push({ key: `model-writing-${writing}`, lane: 0, kind: "model", label: `Model call ${writing + 1} (being written)`, start: Math.min(lastStepEnd, endRel), end: endRel, open: true, ok: true, seqs: [], retries: 0 });
   }
 
   const lanes = [{ label: "Model" }, ...toolLaneFree.map((_, index) => ({ label: `Tools ${index + 1}` }))];

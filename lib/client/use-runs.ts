@@ -4,6 +4,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { apiFetch, type Page } from "@/lib/client/api";
 import { runKeys } from "@/lib/client/query-keys";
 import { isActiveStatus, isTerminalEventType, isTerminalStatus, type JournalPage, type Run, type RunEvent } from "@/lib/client/run-types";
+import { emptyLiveAnswer, parseModelDelta, reduceLiveAnswer, type LiveAnswer } from "@/lib/client/live-answer";
 import { followStream } from "@/lib/client/sse";
 
 export type RunListFilters = { status?: string; agentId?: string; conversationId?: string; origin?: string };
@@ -49,8 +50,20 @@ export function useRun(runId: string | null) {
   });
 }
 
-/** The whole journal of a run (every page); refetched while the run is not finished. */
-export function useRunJournal(runId: string, live: boolean) {
+/** Journal events by sequence number, each once: the journal only grows, so two reads of it merge into one. */
+export function mergeRunEvents(a: readonly RunEvent[] | undefined, b: readonly RunEvent[]): RunEvent[] {
+  const bySeq = new Map<number, RunEvent>();
+  for (const event of a ?? []) bySeq.set(event.seq, event);
+  for (const event of b) bySeq.set(event.seq, event);
+  return [...bySeq.values()].sort((x, y) => x.seq - y.seq);
+}
+
+/**
+ * The whole journal of a run (every page); refetched every second while `poll` is set. A read merges with what is
+ * cached (events a stream added while the read was under way stay).
+ */
+export function useRunJournal(runId: string, poll: boolean) {
+  const client = useQueryClient();
   return useQuery({
     queryKey: runKeys.journal(runId),
     queryFn: async ({ signal }) => {
@@ -62,9 +75,9 @@ export function useRunJournal(runId: string, live: boolean) {
         if (!page.hasMore || page.data.length === 0) break;
         since = page.data[page.data.length - 1].seq;
       }
-      return events;
+      return mergeRunEvents(client.getQueryData<RunEvent[]>(runKeys.journal(runId)), events);
     },
-    refetchInterval: live ? 1000 : false,
+    refetchInterval: poll ? 1000 : false,
   });
 }
 
@@ -79,9 +92,13 @@ export function useCancelRun() {
   });
 }
 
-/** The run's events as they are written (GET /v1/runs/{id}/stream), resuming after a drop; ends after the terminal event. */
+/**
+ * The run's events as they are written (GET /v1/runs/{id}/stream), resuming after a drop; ends after the terminal
+ * event. `answer` is the model call being written, from the stream's `model-delta` frames (see live-answer.ts).
+ */
 export function useRunStream(runId: string | null) {
   const [events, setEvents] = useState<RunEvent[]>([]);
+  const [answer, setAnswer] = useState<LiveAnswer>(emptyLiveAnswer);
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState(false);
@@ -89,12 +106,18 @@ export function useRunStream(runId: string | null) {
   const client = useQueryClient();
   useEffect(() => {
     setEvents([]);
+    setAnswer(emptyLiveAnswer);
     setError(null);
     setDone(false);
     seen.current = new Set();
     if (!runId) return;
     const handle = followStream(`/v1/runs/${runId}/stream`, {
       onEvent(message) {
+        if (message.event === "model-delta") {
+          const delta = parseModelDelta(message.data);
+          if (delta) setAnswer((current) => reduceLiveAnswer(current, { kind: "delta", delta }));
+          return;
+        }
         let event: RunEvent;
         try {
           event = JSON.parse(message.data) as RunEvent;
@@ -104,6 +127,7 @@ export function useRunStream(runId: string | null) {
         if (typeof event.seq !== "number" || seen.current.has(event.seq)) return;
         seen.current.add(event.seq);
         setEvents((current) => [...current, event].sort((a, b) => a.seq - b.seq));
+        setAnswer((current) => reduceLiveAnswer(current, { kind: "event", event }));
         if (isTerminalEventType(event.type)) {
           setDone(true);
           void client.invalidateQueries({ queryKey: runKeys.detail(runId) });
@@ -115,5 +139,5 @@ export function useRunStream(runId: string | null) {
     });
     return () => handle.close();
   }, [runId, client]);
-  return { events, connected, error, done };
+  return { events, answer, connected, error, done };
 }
