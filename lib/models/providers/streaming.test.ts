@@ -19,6 +19,7 @@ import {
   type TranscriptOptions,
   type WireAnswer,
 } from "@/lib/models/providers/testing/wire-servers";
+import { pinnedFetch } from "@/lib/tools/pinned-fetch";
 
 const API_KEY = "sk-test-STREAM-0123456789abcdef";
 const MODEL = "wire-model";
@@ -360,6 +361,34 @@ describe.each(DIALECTS)("$name streaming", (dialect) => {
     );
     await expect(call).rejects.toThrow("enough");
     expect(deltas).toHaveLength(1);
+  });
+
+  it("streams through the pinned fetch of a tenant provider: pieces, a cut as a new attempt, an abort mid-body", async () => {
+    const server = await serve({ answer: RICH, chunking: { size: 16 }, faults: { 2: { cutAfterBytes: 100 } } });
+    const { port } = new URL(server.url);
+    const pinned = pinnedFetch(async () => ({ hostname: "127.0.0.1", port: Number(port), address: "127.0.0.1", family: 4 }));
+    try {
+      const first = listener();
+      expect(await provider(server, { fetch: pinned.fetch }).complete(ask(first.onDelta))).toEqual(whole(server, RICH, 1));
+      expect(assemble(first.deltas, 1).text).toBe(RICH.text);
+      const second = listener();
+      expect(await provider(server, { fetch: pinned.fetch }).complete(ask(second.onDelta))).toEqual(whole(server, RICH, 2));
+      expect(assemble(second.deltas, 2).text).toBe(RICH.text);
+      server.update({ delayMs: 300, chunking: "event" });
+      const controller = new AbortController();
+      let abortedAt = 0;
+      const call = provider(server, { fetch: pinned.fetch }).complete(
+        ask(() => {
+          if (controller.signal.aborted) return;
+          abortedAt = Date.now();
+          controller.abort(new Error("cancelled mid-body"));
+        }, { signal: controller.signal }),
+      );
+      await expect(call).rejects.toThrow("cancelled mid-body");
+      expect(Date.now() - abortedAt).toBeLessThan(150);
+    } finally {
+      pinned.close();
+    }
   });
 
   it("never shows the API key when the strict server refuses it", async () => {
