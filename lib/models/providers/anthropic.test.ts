@@ -40,7 +40,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
 }
 
 describe("anthropic: request", () => {
-  it("POSTs Messages with x-api-key and version, a top-level system, content blocks and merged tool results", async () => {
+  it("POSTs a streamed Messages request with x-api-key and version, a top-level system, content blocks and merged tool results", async () => {
     server.enqueue(message([{ type: "text", text: "ok" }]));
     await provider().complete(
       ask({
@@ -68,9 +68,11 @@ describe("anthropic: request", () => {
     expect(request.headers["x-api-key"]).toBe(API_KEY);
     expect(request.headers["anthropic-version"]).toBe("2023-06-01");
     expect(request.headers.authorization).toBeUndefined();
+    expect(request.headers.accept).toBe("text/event-stream");
     expect(request.body).toEqual({
       model: "claude-sonnet-4-5",
       max_tokens: 4096,
+      stream: true,
       system: "You are helpful.\n\nBe brief.",
       messages: [
         { role: "user", content: [{ type: "text", text: "find kindgi" }] },
@@ -181,10 +183,20 @@ describe("anthropic: answers", () => {
     expect(answer.warnings).toEqual(["anthropic: the answer reported no usage; counted as 0 tokens", 'anthropic: no price is configured for model "claude-opus-x"; a missing price counts as 0 USD']);
   });
 
-  it("fails with provider-bad-response on a body that is not a Messages answer", async () => {
-    server.enqueue({ json: { type: "message" } }, message([{ type: "tool_use", input: {} }]));
-    expect(await failure(provider().complete(ask()))).toMatchObject({ code: "provider-bad-response", attempts: 1, message: "anthropic: the answer has no content array" });
-    expect(await failure(provider().complete(ask()))).toMatchObject({ code: "provider-bad-response", message: "anthropic: content[0] is a tool_use block without id or name" });
+  it("fails with provider-bad-response on a JSON body where an event stream was asked for, without retrying", async () => {
+    server.enqueue({ json: { type: "message" } });
+    expect(await failure(provider().complete(ask()))).toMatchObject({ code: "provider-bad-response", attempts: 1, message: "anthropic: HTTP 200 with a JSON body instead of an event stream" });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("fails with provider-bad-response on a tool_use block without id, and on event data that is not JSON, after a second attempt", async () => {
+    const once = createAnthropicProvider({ id: "anthropic", baseUrl: server.url, apiKey: API_KEY, http: { policy: { ...FAST, maxRetries: 1 } } });
+    server.enqueue(message([{ type: "tool_use", name: "acme_search", input: {} }]), message([{ type: "tool_use", name: "acme_search", input: {} }]));
+    expect(await failure(once.complete(ask()))).toMatchObject({ code: "provider-bad-response", attempts: 2, message: "anthropic: content[0] is a tool_use block without id or name (after 2 attempts)" });
+    const broken: WireReply = { headers: { "content-type": "text/event-stream" }, body: "event: message_start\ndata: {not json\n\n" };
+    server.enqueue(broken, broken);
+    expect(await failure(once.complete(ask()))).toMatchObject({ code: "provider-bad-response", status: 200, attempts: 2, message: "anthropic: the data of a message_start event is not JSON (after 2 attempts)" });
+    expect(server.requests).toHaveLength(4);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelMessage, ModelRequest, ToolSpec } from "@/lib/models/provider";
+import type { ModelDelta, ModelMessage, ModelRequest, ToolSpec } from "@/lib/models/provider";
 import { DEV_ECHO_MARKER, DEV_ECHO_WARNING, createDevEchoProvider, echoArguments } from "@/lib/models/providers/dev-echo";
 
 const provider = createDevEchoProvider();
@@ -61,6 +61,39 @@ describe("dev-echo", () => {
   it("still warns when there is no user message", async () => {
     const answer = await provider.complete(request([{ role: "system", content: "s" }]));
     expect(answer.text).toBe(DEV_ECHO_MARKER);
+  });
+});
+
+describe("dev-echo: streaming", () => {
+  const listen = () => {
+    const deltas: ModelDelta[] = [];
+    return { deltas, onDelta: (delta: ModelDelta) => deltas.push(structuredClone(delta)) };
+  };
+
+  it("says its text word by word, as attempt 1", async () => {
+    const said = listen();
+    const answer = await provider.complete({ ...request([{ role: "user", content: "  hello   wide world " }]), onDelta: said.onDelta });
+    expect(said.deltas.length).toBeGreaterThan(3);
+    expect(said.deltas.every((delta) => delta.attempt === 1 && delta.toolCalls === undefined)).toBe(true);
+    expect(said.deltas.map((delta) => delta.text).join("")).toBe(answer.text);
+    expect(said.deltas.at(-2)?.text).toBe("wide ");
+  });
+
+  it("says its tool call after the text: id, name and the JSON arguments in one piece", async () => {
+    const said = listen();
+    const answer = await provider.complete({ ...request([{ role: "user", content: "what is kindgi?" }], [lookup], 4), onDelta: said.onDelta });
+    const last = said.deltas.at(-1);
+    expect(last).toEqual({ attempt: 1, toolCalls: [{ index: 0, id: "call_4_0", name: "kb.lookup", argumentsDelta: '{"query":"what is kindgi?"}' }] });
+    expect(JSON.parse(last?.toolCalls?.[0].argumentsDelta ?? "")).toEqual(answer.toolCalls[0].arguments);
+    expect(said.deltas.slice(0, -1).map((delta) => delta.text).join("")).toBe(answer.text);
+  });
+
+  it("says the same deltas for the same request", async () => {
+    const first = listen();
+    const second = listen();
+    await provider.complete({ ...request([{ role: "user", content: "same" }], [lookup]), onDelta: first.onDelta });
+    await provider.complete({ ...request([{ role: "user", content: "same" }], [lookup]), onDelta: second.onDelta });
+    expect(second.deltas).toEqual(first.deltas);
   });
 });
 

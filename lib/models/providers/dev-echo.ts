@@ -6,7 +6,8 @@
  *   FIRST offered tool, arguments built from the last user message by `echoArguments`.
  * - A tool result since the last user message → the answer is the result text (several results: one per line).
  * - No tools → the answer echoes the last user message.
- * Usage is estimated at one token per 4 characters.
+ * Usage is estimated at one token per 4 characters. The answer streams through `onDelta` (attempt 1), at once: the
+ * text word by word, then each tool call whole (id, name and all of its JSON arguments in one piece).
  */
 import type { ModelMessage, ModelProvider, ModelRequest, ModelResponse, ToolCall, ToolSpec } from "@/lib/models/provider";
 import { isRecord } from "@/lib/models/providers/shared";
@@ -18,7 +19,21 @@ export const DEV_ECHO_WARNING = "dev-echo is not a real model: it echoes determi
 
 /** The dev-echo provider. */
 export function createDevEchoProvider(): ModelProvider {
-  return { id: "dev-echo", kind: "dev-echo", complete: async (request) => devEchoAnswer(request) };
+  return {
+    id: "dev-echo",
+    kind: "dev-echo",
+    async complete(request) {
+      const answer = devEchoAnswer(request);
+      if (request.onDelta) speak(answer, request.onDelta);
+      return answer;
+    },
+  };
+}
+
+/** Says `answer` as a streaming provider would: each word of the text with the space after it, then each tool call. */
+function speak(answer: ModelResponse, onDelta: NonNullable<ModelRequest["onDelta"]>): void {
+  for (const word of answer.text?.match(/\S+\s*|\s+/g) ?? []) onDelta({ attempt: 1, text: word });
+  answer.toolCalls.forEach((call, index) => onDelta({ attempt: 1, toolCalls: [{ index, id: call.id, name: call.name, argumentsDelta: JSON.stringify(call.arguments) }] }));
 }
 
 function devEchoAnswer(request: ModelRequest): ModelResponse {

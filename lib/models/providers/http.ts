@@ -1,12 +1,15 @@
 /**
- * The HTTP transport the real providers share: POST a JSON body, with a per-attempt timeout, retries with
- * exponential backoff and jitter on 408/409/429/5xx and network failures (honouring `Retry-After`), no retry on
- * other answers, attempts counted, and error messages that summarize the provider's answer without the API key.
+ * The HTTP transport the real providers share: POST a JSON body and read the answer as an event stream, with a
+ * per-attempt timeout, retries with exponential backoff and jitter on 408/409/429/5xx and network failures
+ * (honouring `Retry-After`), no retry on other answers, attempts counted, and error messages that summarize the
+ * provider's answer without the API key. A stream that breaks after its first byte (cut, malformed, an error
+ * event, or ended before its terminal event) is a new attempt under the same policy.
  * Redirects are not followed: a model API does not redirect its POSTs, and following one would send the key and
  * the conversation to a destination nobody checked (a tenant's URL is checked before the call, its redirects are not).
  */
 import { ModelProviderError, type ModelProviderErrorCode } from "@/lib/models/provider";
-import { isRecord } from "@/lib/models/providers/shared";
+import { isRecord, sleep } from "@/lib/models/providers/shared";
+import { ServerSentEventDecoder, type ServerSentEvent } from "@/lib/models/providers/sse";
 
 /** How hard to try. Every value is configurable so tests run fast. */
 export type RetryPolicy = {
@@ -18,11 +21,11 @@ export type RetryPolicy = {
   maxDelayMs: number;
   /** Cap of a server's `Retry-After` wait. */
   maxRetryAfterMs: number;
-  /** Timeout of one attempt (connect, answer and body). */
+  /** Timeout of one attempt's wait for the answer's headers, then of every silence of its stream (no byte for that long). */
   timeoutMs: number;
 };
 
-/** 3 retries from 200 ms, backoff capped at 5 s, Retry-After capped at 10 s, 60 s per attempt. */
+/** 3 retries from 200 ms, backoff capped at 5 s, Retry-After capped at 10 s, 60 s of silence per attempt. */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxRetries: 3,
   baseDelayMs: 200,
@@ -49,31 +52,65 @@ export type HttpOptions = {
   fetch?: typeof fetch;
 };
 
-/** One JSON POST to a provider. */
-export type JsonPost = {
+/** One streamed POST to a provider. */
+export type StreamPost<T> = {
   providerId: string;
   url: string;
   headers: Record<string, string>;
+  /** Sent as JSON. */
   body: unknown;
   /** The API key, redacted from every error message. */
   secret: string;
   signal?: AbortSignal;
   options?: HttpOptions;
+  /** A fresh reader for each attempt (1-based), so the deltas it hears can carry the attempt's number. */
+  reader: (attempt: number) => StreamReader<T>;
 };
 
 type Failure = { code: ModelProviderErrorCode; message: string; status?: number; retryable: boolean; retryAfterMs?: number };
-type Outcome = { ok: true; body: unknown } | ({ ok: false } & Failure);
+type Outcome<T> = { ok: true; answer: T } | ({ ok: false } & Failure);
 
 /**
- * POSTs `body` as JSON and returns the parsed JSON answer with the number of attempts made.
- * Throws `ModelProviderError` when the provider fails for good; rejects with the signal's reason when the
- * caller aborts (also during a backoff wait).
+ * Why an attempt's event stream failed after its first byte: a malformed event, an error event, an answer the
+ * events do not make. Thrown by a `StreamReader`; `postStream` retries it when `retryable`, else fails the call.
+ * The message does not name the provider (`postStream` adds it).
  */
-export async function postJson(post: JsonPost): Promise<{ body: unknown; attempts: number }> {
+export class StreamFailure extends Error {
+  readonly code: ModelProviderErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: ModelProviderErrorCode, message: string, options: { retryable?: boolean } = {}) {
+    super(message);
+    this.name = "StreamFailure";
+    this.code = code;
+    this.retryable = options.retryable ?? true;
+  }
+}
+
+/** Reads one attempt's events, in order, into an answer (a provider's wire format lives in its reader). */
+export type StreamReader<T> = {
+  /** The event that ends a complete stream (`[DONE]`, `message_stop`), named when a stream ends without it. */
+  readonly terminal: string;
+  /** Reads one event; true when it was the terminal one (the rest of the body is not read). Throws `StreamFailure`. */
+  read(event: ServerSentEvent): boolean;
+  /** The answer, after the terminal event; throws `StreamFailure` when the events do not make one. */
+  answer(): T;
+};
+
+/**
+ * POSTs `body` as JSON and reads the answer as server-sent events, through a new reader per attempt. A failure
+ * before the first byte of the body (no connection, a timeout, 408/409/429/5xx) is retried; so is a stream that
+ * breaks after it (cut or silent: provider-unavailable; malformed: provider-bad-response; an error event: the code
+ * its reader gives), as a new attempt whose reader starts from nothing. A 2xx answer that is JSON rather than an
+ * event stream fails at once (provider-bad-response): the server does not stream. Throws `ModelProviderError` when
+ * the provider fails for good; rejects with the signal's reason as soon as the caller aborts (mid-body and during
+ * backoff waits too).
+ */
+export async function postStream<T>(post: StreamPost<T>): Promise<{ answer: T; attempts: number }> {
   const policy = { ...DEFAULT_RETRY_POLICY, ...post.options?.policy };
   for (let attempt = 1; ; attempt++) {
-    const outcome = await attemptOnce(post, policy);
-    if (outcome.ok) return { body: outcome.body, attempts: attempt };
+    const outcome = await streamOnce(post, policy, attempt);
+    if (outcome.ok) return { answer: outcome.answer, attempts: attempt };
     if (!outcome.retryable || attempt > policy.maxRetries) {
       const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
       throw new ModelProviderError(outcome.code, redact(`${outcome.message}${after}`, post.secret), { status: outcome.status, attempts: attempt });
@@ -84,39 +121,137 @@ export async function postJson(post: JsonPost): Promise<{ body: unknown; attempt
   }
 }
 
-async function attemptOnce(post: JsonPost, policy: RetryPolicy): Promise<Outcome> {
+/**
+ * One streamed attempt. Its own controller ends the request when the caller aborts or the attempt stays silent
+ * for `timeoutMs` (before the answer's headers, then between chunks of the body); a pending read is cancelled at
+ * once, so an abort mid-body rejects without waiting for the next byte.
+ */
+async function streamOnce<T>(post: StreamPost<T>, policy: RetryPolicy, attempt: number): Promise<Outcome<T>> {
   post.signal?.throwIfAborted();
-  const timeout = AbortSignal.timeout(policy.timeoutMs);
-  const signal = post.signal ? AbortSignal.any([post.signal, timeout]) : timeout;
-  let response: Response;
-  let text: string;
+  const controller = new AbortController();
+  let isSilent = false;
+  const timer = setTimeout(() => {
+    isSilent = true;
+    controller.abort(new DOMException(`no data for ${policy.timeoutMs} ms`, "TimeoutError"));
+  }, policy.timeoutMs);
+  const onAbort = () => controller.abort(post.signal?.reason);
+  post.signal?.addEventListener("abort", onAbort, { once: true });
+  const { providerId } = post;
   try {
-    response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers: { "content-type": "application/json", ...post.headers }, body: JSON.stringify(post.body), signal, redirect: "manual" });
-    text = await response.text();
-  } catch (error) {
-    if (post.signal?.aborted) throw post.signal.reason;
-    const why = timeout.aborted ? `no answer within ${policy.timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
-    return { ok: false, code: "provider-unavailable", message: `${post.providerId}: ${why}`, retryable: true };
+    let response: Response;
+    try {
+      const headers = { "content-type": "application/json", accept: "text/event-stream", ...post.headers };
+      response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: controller.signal, redirect: "manual" });
+    } catch (error) {
+      if (post.signal?.aborted) throw post.signal.reason;
+      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
+      return { ok: false, code: "provider-unavailable", message: `${providerId}: ${why}`, retryable: true };
+    }
+    const { status } = response;
+    if (!isSuccess(status)) {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        if (post.signal?.aborted) throw post.signal.reason;
+        const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `broke off (${networkCause(error)})`;
+        return { ok: false, code: "provider-unavailable", message: `${providerId}: HTTP ${status}, and then the answer ${why}`, status, retryable: true };
+      }
+      return { ok: false, ...failureOf(providerId, response, text) };
+    }
+    if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
+      await response.body?.cancel().catch(() => undefined);
+      return { ok: false, code: "provider-bad-response", message: `${providerId}: HTTP ${status} with a JSON body instead of an event stream`, status, retryable: false };
+    }
+    timer.refresh();
+    return await readStream(post, response, post.reader(attempt), { signal: controller.signal, onData: () => timer.refresh(), isSilent: () => isSilent, timeoutMs: policy.timeoutMs });
+  } finally {
+    clearTimeout(timer);
+    post.signal?.removeEventListener("abort", onAbort);
   }
-  return classify(post.providerId, response, text);
 }
 
-/** Turns an HTTP answer into a parsed body or a failure (retryable or not). */
-function classify(providerId: string, response: Response, text: string): Outcome {
+/** What `readStream` needs of its attempt: the attempt's signal, the silence timer's restart and state. */
+type StreamControl = { signal: AbortSignal; onData: () => void; isSilent: () => boolean; timeoutMs: number };
+
+/** Reads a 2xx event-stream body through `reader` until its terminal event. */
+async function readStream<T>(post: StreamPost<T>, response: Response, reader: StreamReader<T>, control: StreamControl): Promise<Outcome<T>> {
+  const { providerId } = post;
   const { status } = response;
-  if (status >= 200 && status < 300) {
-    try {
-      return { ok: true, body: JSON.parse(text) };
-    } catch {
-      return { ok: false, code: "provider-bad-response", message: `${providerId}: HTTP ${status} with a body that is not JSON`, status, retryable: false };
+  const broken = (why: string): Outcome<T> => ({ ok: false, code: "provider-unavailable", message: `${providerId}: the stream ${why}`, status, retryable: true });
+  if (!response.body) return broken("had no body");
+  const body = response.body.getReader();
+  // Cancelling settles a pending read at once: an abort or a silence does not wait for the next byte.
+  const cancel = () => void body.cancel().catch(() => undefined);
+  control.signal.addEventListener("abort", cancel, { once: true });
+  const decoder = new ServerSentEventDecoder();
+  let bytes = 0;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await body.read();
+      } catch (error) {
+        if (post.signal?.aborted) throw post.signal.reason;
+        return broken(control.isSilent() ? `stopped: no data for ${control.timeoutMs} ms after ${bytes} bytes` : `broke off after ${bytes} bytes (${networkCause(error)})`);
+      }
+      if (post.signal?.aborted) throw post.signal.reason;
+      if (control.isSilent()) return broken(`stopped: no data for ${control.timeoutMs} ms after ${bytes} bytes`);
+      if (!chunk.done) {
+        bytes += chunk.value.byteLength;
+        control.onData();
+      }
+      for (const event of chunk.done ? decoder.end() : decoder.push(chunk.value)) {
+        const isTerminal = reader.read(event);
+        // The listener may have aborted the call: no event after that is read.
+        if (post.signal?.aborted) throw post.signal.reason;
+        if (!isTerminal) continue;
+        const answer = reader.answer();
+        drain(body);
+        return { ok: true, answer };
+      }
+      if (chunk.done) return broken(`ended after ${bytes} bytes without ${reader.terminal}`);
     }
+  } catch (error) {
+    cancel();
+    if (!(error instanceof StreamFailure)) throw error;
+    return { ok: false, code: error.code, message: `${providerId}: ${error.message}`, status, retryable: error.retryable };
+  } finally {
+    control.signal.removeEventListener("abort", cancel);
   }
-  if (status >= 300 && status < 400) return { ok: false, code: "provider-request-failed", message: `${providerId}: HTTP ${status}, a redirect, which is not followed`, status, retryable: false };
+}
+
+/** How long the rest of a body may take after its terminal event before the connection is dropped. */
+const DRAIN_MS = 1_000;
+
+/**
+ * Reads what follows the terminal event (the end of the body, as a rule) in the background, so the connection can
+ * be kept alive for the next call; a server that keeps the body open gets its connection cancelled.
+ */
+function drain(body: ReadableStreamDefaultReader<Uint8Array>): void {
+  const timer = setTimeout(() => void body.cancel().catch(() => undefined), DRAIN_MS).unref();
+  void (async () => {
+    try {
+      while (!(await body.read()).done);
+    } catch {
+      // The connection broke after the answer was complete: nothing is lost.
+    } finally {
+      clearTimeout(timer);
+    }
+  })();
+}
+
+const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+/** The failure a non-2xx answer means. */
+function failureOf(providerId: string, response: Response, text: string): Failure {
+  const { status } = response;
+  if (status >= 300 && status < 400) return { code: "provider-request-failed", message: `${providerId}: HTTP ${status}, a redirect, which is not followed`, status, retryable: false };
   const message = `${providerId}: HTTP ${status}${summarizeBody(text)}`;
-  if (status === 401 || status === 403) return { ok: false, code: "provider-auth-failed", message, status, retryable: false };
-  if (status === 429) return { ok: false, code: "provider-rate-limited", message, status, retryable: true, retryAfterMs: retryAfterMs(response.headers) };
-  if (status === 408 || status === 409 || status >= 500) return { ok: false, code: "provider-unavailable", message, status, retryable: true, retryAfterMs: retryAfterMs(response.headers) };
-  return { ok: false, code: "provider-request-failed", message, status, retryable: false };
+  if (status === 401 || status === 403) return { code: "provider-auth-failed", message, status, retryable: false };
+  if (status === 429) return { code: "provider-rate-limited", message, status, retryable: true, retryAfterMs: retryAfterMs(response.headers) };
+  if (status === 408 || status === 409 || status >= 500) return { code: "provider-unavailable", message, status, retryable: true, retryAfterMs: retryAfterMs(response.headers) };
+  return { code: "provider-request-failed", message, status, retryable: false };
 }
 
 const MAX_SUMMARY = 300;
@@ -162,21 +297,6 @@ export function backoffDelay(attempt: number, serverAskedMs: number | undefined,
   if (serverAskedMs !== undefined) return Math.min(serverAskedMs, policy.maxRetryAfterMs);
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(exponential / 2 + (random() * exponential) / 2);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** A network failure's code (`ECONNREFUSED`, …) or message; fetch hides the cause under "fetch failed". */

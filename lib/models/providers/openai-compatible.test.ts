@@ -38,7 +38,7 @@ async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
 }
 
 describe("openai-compatible: request", () => {
-  it("POSTs Chat Completions with bearer auth, mapped messages, tools and the JSON schema format", async () => {
+  it("POSTs a streamed Chat Completions request with bearer auth, mapped messages, tools and the JSON schema format", async () => {
     server.enqueue(completion({ content: "ok" }));
     await provider().complete(
       ask({
@@ -57,8 +57,11 @@ describe("openai-compatible: request", () => {
     expect(request.path).toBe("/v1/chat/completions");
     expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(request.headers["content-type"]).toBe("application/json");
+    expect(request.headers.accept).toBe("text/event-stream");
     expect(request.body).toEqual({
       model: "gpt-4o",
+      stream: true,
+      stream_options: { include_usage: true },
       messages: [
         { role: "system", content: "You are helpful." },
         { role: "user", content: "find kindgi" },
@@ -75,7 +78,7 @@ describe("openai-compatible: request", () => {
     await provider("").complete(ask({ responseFormat: { type: "json" } }));
     const [request] = server.requests;
     expect(request.headers.authorization).toBeUndefined();
-    expect(request.body).toEqual({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], response_format: { type: "json_object" } });
+    expect(request.body).toEqual({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true }, response_format: { type: "json_object" } });
   });
 
   it("sends raw (non-JSON) arguments from an earlier step back as they were, and empty content for an empty assistant message", async () => {
@@ -148,13 +151,24 @@ describe("openai-compatible: answers", () => {
     expect(answer.warnings).toEqual(["openai: the answer reported no usage; counted as 0 tokens", 'openai: no price is configured for model "llama3.1"; a missing price counts as 0 USD']);
   });
 
-  it("fails with provider-bad-response on a body that is not JSON or not a completion, without retrying", async () => {
+  it("fails with provider-bad-response, without retrying, on a JSON body where an event stream was asked for", async () => {
     server.enqueue(wireErrors.malformed(), { json: { object: "list" } });
     const notJson = await failure(provider().complete(ask()));
-    expect(notJson).toMatchObject({ code: "provider-bad-response", status: 200, attempts: 1 });
+    expect(notJson).toMatchObject({ code: "provider-bad-response", status: 200, attempts: 1, message: "openai: HTTP 200 with a JSON body instead of an event stream" });
     const notCompletion = await failure(provider().complete(ask()));
-    expect(notCompletion).toMatchObject({ code: "provider-bad-response", attempts: 1, message: "openai: the answer has no choices[0].message" });
+    expect(notCompletion).toMatchObject({ code: "provider-bad-response", attempts: 1 });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("fails with provider-bad-response on a chunk that is not JSON and on a tool call without a name, each retried as a new attempt", async () => {
+    const stream = (text: string): WireReply => ({ headers: { "content-type": "text/event-stream" }, body: text });
+    const once = createOpenAICompatibleProvider({ id: "openai", baseUrl: `${server.url}/v1`, apiKey: API_KEY, http: { policy: { ...FAST, maxRetries: 1 } } });
+    server.enqueue(stream('data: {"choices": [\n\n'), stream('data: {"choices": [\n\ndata: [DONE]\n\n'));
+    expect(await failure(once.complete(ask()))).toMatchObject({ code: "provider-bad-response", status: 200, attempts: 2, message: 'openai: a stream chunk is not JSON: {"choices": [ (after 2 attempts)' });
+    const nameless = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "c", function: { arguments: "{}" } }] }, finish_reason: "tool_calls" }] })}\n\ndata: [DONE]\n\n`;
+    server.enqueue(stream(nameless), stream(nameless));
+    expect(await failure(once.complete(ask()))).toMatchObject({ code: "provider-bad-response", attempts: 2, message: "openai: tool_calls[0] has no function name (after 2 attempts)" });
+    expect(server.requests).toHaveLength(4);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelMessage, ModelRequest } from "@/lib/models/provider";
+import type { ModelDelta, ModelMessage, ModelRequest } from "@/lib/models/provider";
 import { SCRIPTED_WARNING, createScriptedProvider, parseScript } from "@/lib/models/providers/scripted";
 
 const provider = createScriptedProvider();
@@ -96,11 +96,112 @@ describe("parseScript", () => {
     ["fractional usage", { script: [{ text: "a", usage: { inputTokens: 1.5, outputTokens: 0 } }] }, '"usage" must be'],
     ["incomplete usage", { script: [{ text: "a", usage: { inputTokens: 1 } }] }, '"usage" must be'],
     ["negative cost", { script: [{ text: "a", costUsd: -0.1 }] }, '"costUsd" must be a number >= 0'],
+    ["a zero chunk size", { script: [{ text: "a", chunkSize: 0 }] }, '"chunkSize" must be an integer >= 1'],
+    ["a fractional chunk size", { script: [{ text: "a", chunkSize: 1.5 }] }, '"chunkSize" must be an integer >= 1'],
+    ["a chunk size that is a string", { script: [{ text: "a", chunkSize: "2" }] }, '"chunkSize" must be an integer >= 1'],
+    ["a negative chunk delay", { script: [{ text: "a", chunkDelayMs: -1 }] }, '"chunkDelayMs" must be an integer from 0 to 10000'],
+    ["a chunk delay over 10 s", { script: [{ text: "a", chunkDelayMs: 10_001 }] }, '"chunkDelayMs" must be an integer from 0 to 10000'],
+    ["a break after no chunk", { script: [{ text: "a", breakAfterChunks: 0 }] }, '"breakAfterChunks" must be an integer >= 1'],
+    ["a misspelled streaming control", { script: [{ text: "a", chunksize: 2 }] }, 'unknown property "chunksize"'],
   ])("reports %s", (_name, value, message) => {
     expect(problem(value)).toContain(message);
   });
 
+  it("accepts the streaming controls at their bounds", () => {
+    expect(problem({ script: [{ text: "a", chunkSize: 1, chunkDelayMs: 10_000, breakAfterChunks: 1 }, { toolCalls: [{ name: "t" }], chunkDelayMs: 0 }] })).toEqual([
+      { text: "a", chunkSize: 1, chunkDelayMs: 10_000, breakAfterChunks: 1 },
+      { toolCalls: [{ name: "t", arguments: {} }], chunkDelayMs: 0 },
+    ]);
+  });
+
   it("reports text that is not JSON", () => {
     expect(parseScript("{script:")).toBe("the user message is not JSON");
+  });
+});
+
+describe("scripted: streaming", () => {
+  const listen = () => {
+    const deltas: ModelDelta[] = [];
+    return { deltas, onDelta: (delta: ModelDelta) => deltas.push(structuredClone(delta)) };
+  };
+  const ask = (step: Record<string, unknown>, onDelta?: (delta: ModelDelta) => void, signal?: AbortSignal): ModelRequest => ({ ...request([scriptMessage([step])]), onDelta, signal });
+  const calls = { toolCalls: [{ name: "acme.search", arguments: { q: "日本 🎉" } }, { name: "nope", arguments: "not an object" }], usage: { inputTokens: 3, outputTokens: 4 } };
+  const text = { text: "Grüße 🎉 done", costUsd: 0.5 };
+
+  it("says the whole text as one piece, and each tool call's arguments as one piece with its id and name, by default", async () => {
+    const said = listen();
+    await provider.complete(ask(text, said.onDelta));
+    expect(said.deltas).toEqual([{ attempt: 1, text: "Grüße 🎉 done" }]);
+    const called = listen();
+    await provider.complete(ask(calls, called.onDelta));
+    expect(called.deltas).toEqual([
+      { attempt: 1, toolCalls: [{ index: 0, id: "call_0_0", name: "acme.search", argumentsDelta: '{"q":"日本 🎉"}' }] },
+      { attempt: 1, toolCalls: [{ index: 1, id: "call_0_1", name: "nope", argumentsDelta: "not an object" }] },
+    ]);
+  });
+
+  it("cuts the text and the arguments into chunkSize code points, and answers as it would without the control", async () => {
+    const said = listen();
+    const answer = await provider.complete(ask({ ...text, chunkSize: 3 }, said.onDelta));
+    expect(answer).toEqual(await provider.complete(ask(text)));
+    expect(said.deltas.map((delta) => delta.text)).toEqual(["Grü", "ße ", "🎉 d", "one"]);
+    const called = listen();
+    const withCalls = await provider.complete(ask({ ...calls, chunkSize: 5 }, called.onDelta));
+    expect(withCalls).toEqual(await provider.complete(ask(calls)));
+    const pieces = called.deltas.flatMap((delta) => delta.toolCalls ?? []);
+    expect(pieces.filter((piece) => piece.index === 0).map((piece) => piece.argumentsDelta)).toEqual(['{"q":', '"日本 🎉', '"}']);
+    expect(pieces.filter((piece) => piece.id !== undefined)).toEqual([
+      { index: 0, id: "call_0_0", name: "acme.search", argumentsDelta: '{"q":' },
+      { index: 1, id: "call_0_1", name: "nope", argumentsDelta: "not a" },
+    ]);
+    expect(pieces.filter((piece) => piece.index === 1).map((piece) => piece.argumentsDelta).join("")).toBe("not an object");
+    expect(called.deltas.every((delta) => delta.attempt === 1 && delta.text === undefined)).toBe(true);
+  });
+
+  it("waits chunkDelayMs before each piece", async () => {
+    const said = listen();
+    const times: number[] = [];
+    const started = performance.now();
+    await provider.complete(
+      ask({ text: "abcdef", chunkSize: 2, chunkDelayMs: 40 }, (delta) => {
+        times.push(performance.now() - started);
+        said.onDelta(delta);
+      }),
+    );
+    expect(said.deltas.map((delta) => delta.text)).toEqual(["ab", "cd", "ef"]);
+    times.forEach((at, i) => expect(at).toBeGreaterThanOrEqual(40 * (i + 1) - 2));
+  });
+
+  it("breaks after breakAfterChunks pieces and says everything again as attempt 2, reporting 2 attempts", async () => {
+    const said = listen();
+    const answer = await provider.complete(ask({ ...text, chunkSize: 4, breakAfterChunks: 2 }, said.onDelta));
+    expect(answer).toEqual({ ...(await provider.complete(ask(text))), attempts: 2 });
+    expect(said.deltas).toEqual([
+      { attempt: 1, text: "Grüß" },
+      { attempt: 1, text: "e 🎉 " },
+      { attempt: 2, text: "Grüß" },
+      { attempt: 2, text: "e 🎉 " },
+      { attempt: 2, text: "done" },
+    ]);
+    const whole = listen();
+    expect(await provider.complete(ask({ ...calls, breakAfterChunks: 5 }, whole.onDelta))).toMatchObject({ attempts: 2, toolCalls: [{ id: "call_0_0" }, { id: "call_0_1" }] });
+    expect(whole.deltas.map((delta) => delta.attempt)).toEqual([1, 1, 2, 2]);
+  });
+
+  it("rejects with the signal's reason when the call is aborted during a wait", async () => {
+    const controller = new AbortController();
+    const said = listen();
+    const started = performance.now();
+    const call = provider.complete(ask({ text: "abcdef", chunkSize: 1, chunkDelayMs: 10_000 }, said.onDelta, controller.signal));
+    setTimeout(() => controller.abort(new Error("stopped by the user")), 30);
+    await expect(call).rejects.toThrow("stopped by the user");
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(said.deltas).toEqual([]);
+  });
+
+  it("says the explanation of a malformed script as one piece", async () => {
+    const said = listen();
+    const answer = await provider.complete({ ...request([{ role: "user", content: "hello" }]), onDelta: said.onDelta });
+    expect(said.deltas).toEqual([{ attempt: 1, text: answer.text }]);
   });
 });

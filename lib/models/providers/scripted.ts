@@ -13,30 +13,89 @@
  * user message the kernel adds within the turn (a typed-output repair prompt) does not hide it; when no user
  * message holds one, the answer explains what is wrong with the last user message. (A later plain-text turn in the
  * same conversation therefore replays the earlier script.)
+ *
+ * The answer streams through `onDelta`: the text, then each tool call's arguments (the JSON text of `arguments`, or
+ * the string itself when `arguments` is a string), the first piece of a call carrying its id and name. A step may
+ * add streaming controls, which change how the answer is said, never what it is:
+ * - `"chunkSize"`: an integer >= 1; the text and each tool call's arguments are said in pieces of that many
+ *   characters (code points). Without it the text is one piece and each call's arguments one piece.
+ * - `"chunkDelayMs"`: an integer from 0 to 10000; the wait before each piece (an abort of the call ends the wait and
+ *   rejects with the signal's reason).
+ * - `"breakAfterChunks"`: an integer >= 1; attempt 1 says that many pieces (all, when there are fewer) and breaks,
+ *   then attempt 2 says every piece, and the response reports `attempts: 2` (otherwise 0: no HTTP call is made).
  */
-import type { ModelMessage, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from "@/lib/models/provider";
-import { isRecord } from "@/lib/models/providers/shared";
+import type { ModelDelta, ModelMessage, ModelProvider, ModelRequest, ModelResponse, ModelUsage } from "@/lib/models/provider";
+import { isRecord, sleep } from "@/lib/models/providers/shared";
+
+/** How a step's answer is said through `onDelta` (see the file header). */
+export type StreamControls = { chunkSize?: number; chunkDelayMs?: number; breakAfterChunks?: number };
 
 /** One scripted answer. */
-export type ScriptStep = ({ toolCalls: { name: string; arguments: unknown }[] } | { text: string }) & { usage?: ModelUsage; costUsd?: number };
+export type ScriptStep = ({ toolCalls: { name: string; arguments: unknown }[] } | { text: string }) & { usage?: ModelUsage; costUsd?: number } & StreamControls;
 
 /** The warning every scripted response carries. */
 export const SCRIPTED_WARNING = "scripted is not a real model: it answers from the script in the user message";
 
 const EXPECTED =
-  'Send {"script": [step, …]} where a step is {"toolCalls": [{"name": "<tool id>", "arguments": {…}}, …], "usage"?: {"inputTokens", "outputTokens"}, "costUsd"?} or {"text": "…", "usage"?, "costUsd"?}.';
+  'Send {"script": [step, …]} where a step is {"toolCalls": [{"name": "<tool id>", "arguments": {…}}, …], "usage"?: {"inputTokens", "outputTokens"}, "costUsd"?} or {"text": "…", "usage"?, "costUsd"?}, either with optional streaming controls "chunkSize"?: <integer >= 1>, "chunkDelayMs"?: <integer 0..10000>, "breakAfterChunks"?: <integer >= 1>.';
 
 /** The scripted provider. */
 export function createScriptedProvider(): ModelProvider {
-  return { id: "scripted", kind: "scripted", complete: async (request) => scriptedAnswer(request) };
+  return {
+    id: "scripted",
+    kind: "scripted",
+    async complete(request) {
+      const step = scriptedStep(request);
+      const answer = respond(step, request.callIndex);
+      const attempts = await speak(answer, step, request);
+      return { ...answer, attempts };
+    },
+  };
 }
 
-function scriptedAnswer(request: ModelRequest): ModelResponse {
+/** The step that answers `request`: the script's, or a text explaining why there is none. */
+function scriptedStep(request: ModelRequest): ScriptStep {
   const script = findScript(request.messages);
-  if (typeof script === "string") return respond({ text: `[scripted] the script is malformed: ${script}. ${EXPECTED}` }, request.callIndex);
+  if (typeof script === "string") return { text: `[scripted] the script is malformed: ${script}. ${EXPECTED}` };
   const step = script[request.callIndex];
-  if (!step) return respond({ text: `[scripted] the script is exhausted: it has ${script.length} step(s), and this is model call ${request.callIndex + 1} of the turn.` }, request.callIndex);
-  return respond(step, request.callIndex);
+  if (!step) return { text: `[scripted] the script is exhausted: it has ${script.length} step(s), and this is model call ${request.callIndex + 1} of the turn.` };
+  return step;
+}
+
+/** Says `answer` through `onDelta` under the step's streaming controls; returns the attempts to report. */
+async function speak(answer: ModelResponse, controls: StreamControls, request: ModelRequest): Promise<number> {
+  const all = pieces(answer, controls.chunkSize);
+  const say = async (piece: Omit<ModelDelta, "attempt">, attempt: number) => {
+    if (controls.chunkDelayMs) await sleep(controls.chunkDelayMs, request.signal);
+    request.onDelta?.({ attempt, ...piece });
+  };
+  if (controls.breakAfterChunks === undefined) {
+    for (const piece of all) await say(piece, 1);
+    return 0;
+  }
+  for (const piece of all.slice(0, controls.breakAfterChunks)) await say(piece, 1);
+  for (const piece of all) await say(piece, 2);
+  return 2;
+}
+
+/** The pieces `answer` is said in: its text, then each tool call's arguments, cut every `chunkSize` code points. */
+function pieces(answer: ModelResponse, chunkSize: number | undefined): Omit<ModelDelta, "attempt">[] {
+  const texts = answer.text ? cut(answer.text, chunkSize) : [];
+  const calls = answer.toolCalls.flatMap((call, index) => {
+    const text = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+    const parts = text === "" ? [""] : cut(text, chunkSize);
+    return parts.map((argumentsDelta, i) => ({ toolCalls: [i === 0 ? { index, id: call.id, name: call.name, argumentsDelta } : { index, argumentsDelta }] }));
+  });
+  return [...texts.map((text) => ({ text })), ...calls];
+}
+
+/** `text` in pieces of `size` code points (one piece without a size). */
+function cut(text: string, size: number | undefined): string[] {
+  if (size === undefined) return [text];
+  const points = Array.from(text);
+  const parts: string[] = [];
+  for (let i = 0; i < points.length; i += size) parts.push(points.slice(i, i + size).join(""));
+  return parts;
 }
 
 /** The steps of the last user message holding a script, or what is wrong with the last user message. */
@@ -66,7 +125,14 @@ export function parseScript(text: string): ScriptStep[] | string {
   return steps;
 }
 
-const STEP_KEYS = new Set(["toolCalls", "text", "usage", "costUsd"]);
+const STEP_KEYS = new Set(["toolCalls", "text", "usage", "costUsd", "chunkSize", "chunkDelayMs", "breakAfterChunks"]);
+
+/** Each streaming control with its bounds and the sentence that explains a bad value. */
+const CONTROLS = [
+  { key: "chunkSize", min: 1, max: Number.MAX_SAFE_INTEGER, problem: '"chunkSize" must be an integer >= 1' },
+  { key: "chunkDelayMs", min: 0, max: 10_000, problem: '"chunkDelayMs" must be an integer from 0 to 10000' },
+  { key: "breakAfterChunks", min: 1, max: Number.MAX_SAFE_INTEGER, problem: '"breakAfterChunks" must be an integer >= 1' },
+] as const;
 
 function parseStep(raw: unknown): ScriptStep | string {
   if (!isRecord(raw)) return "a step must be an object";
@@ -76,7 +142,14 @@ function parseStep(raw: unknown): ScriptStep | string {
   const usage = raw.usage === undefined ? undefined : parseUsage(raw.usage);
   if (typeof usage === "string") return usage;
   if (raw.costUsd !== undefined && !(typeof raw.costUsd === "number" && Number.isFinite(raw.costUsd) && raw.costUsd >= 0)) return '"costUsd" must be a number >= 0';
-  const extras = { ...(usage && { usage }), ...(typeof raw.costUsd === "number" && { costUsd: raw.costUsd }) };
+  const controls: StreamControls = {};
+  for (const { key, min, max, problem } of CONTROLS) {
+    const value = raw[key];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) return problem;
+    controls[key] = value;
+  }
+  const extras = { ...(usage && { usage }), ...(typeof raw.costUsd === "number" && { costUsd: raw.costUsd }), ...controls };
   if ("text" in raw) return typeof raw.text === "string" ? { text: raw.text, ...extras } : '"text" must be a string';
   const toolCalls = parseToolCalls(raw.toolCalls);
   return typeof toolCalls === "string" ? toolCalls : { toolCalls, ...extras };

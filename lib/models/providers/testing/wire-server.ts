@@ -2,9 +2,14 @@
  * A local HTTP server for provider tests: it listens on 127.0.0.1 (random port), records every request, and
  * answers each one with the next queued reply — real wire-format bodies, errors, rate limits, malformed JSON,
  * delays. With no reply queued it answers 418, which providers do not retry, so a missing reply fails fast.
+ * A successful `json` reply that is a whole Chat Completions or Messages answer goes out as the equivalent event
+ * stream when the request asks for one (`"stream": true`, as the providers do), so a test can queue answers in
+ * their plain form. (`wire-servers.ts` has the strict streaming servers, with chunking and faults.)
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isRecord } from "@/lib/models/providers/shared";
+import { completionToEvents, messageToEvents, writeEventStream, type ServerSentEvent } from "@/lib/models/providers/testing/wire-servers";
 
 /** One scripted answer. `json` is sent as JSON; `body` is sent verbatim (for malformed bodies). */
 export type WireReply = { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; delayMs?: number };
@@ -30,13 +35,16 @@ export async function startWireServer(...replies: WireReply[]): Promise<WireServ
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString("utf8");
-    requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body: parseJson(rawBody) });
+    const body = parseJson(rawBody);
+    requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, rawBody, body });
     const reply = queue.shift() ?? { status: 418, json: { error: { message: `wire server: no reply queued for request ${requests.length}` } } };
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (res.destroyed) return;
-    const body = reply.body ?? (reply.json === undefined ? "" : JSON.stringify(reply.json));
-    res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
-    res.end(body);
+    const status = reply.status ?? 200;
+    const events = isRecord(body) && body.stream === true && status < 300 && reply.body === undefined ? streamOf(reply.json) : undefined;
+    if (events) return writeEventStream(res, events, reply.headers, status);
+    res.writeHead(status, { "content-type": "application/json", ...reply.headers });
+    res.end(reply.body ?? (reply.json === undefined ? "" : JSON.stringify(reply.json)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -67,6 +75,14 @@ export const wireErrors = {
   /** 200 with a body that is not JSON. */
   malformed: (): WireReply => ({ status: 200, body: '{"choices": [' }),
 };
+
+/** The events that stream `json` when it is a whole Chat Completions or Messages answer. */
+function streamOf(json: unknown): ServerSentEvent[] | undefined {
+  if (!isRecord(json)) return undefined;
+  if (Array.isArray(json.choices) && isRecord(json.choices[0]) && isRecord(json.choices[0].message)) return completionToEvents(json);
+  if (json.type === "message" && Array.isArray(json.content)) return messageToEvents(json);
+  return undefined;
+}
 
 function parseJson(text: string): unknown {
   try {
