@@ -116,15 +116,23 @@ describe("the README's quick start", () => {
     const posts = (suffix: string) => (args: string[]) => args.includes("POST") && args.some((arg) => arg.endsWith(suffix));
     expect(body(posts("/v1/tools"))).toEqual({ toolId: "acme.lookup", version: "1.0.0", warnings: [] });
     expect(body(posts("/v1/agents"))).toEqual({ agentId: "acme.clock", version: "1.0.0", warnings: [] });
-    const runs = result.calls.filter((call) => posts("/v1/runs")(call.args)).map((call) => JSON.parse(call.body));
+    const streamed = (args: string[]) => args.includes("Accept: text/event-stream");
+    const runs = result.calls.filter((call) => posts("/v1/runs")(call.args) && !streamed(call.args)).map((call) => JSON.parse(call.body));
     expect(runs.map((run) => run.status)).toEqual(["completed", "completed"]);
     expect(runs[0].input.userMessage).toBe("What time is it?");
     const answer = JSON.parse(runs[0].output.slice("[dev-echo: not a real model] ".length));
     expect(answer).toMatchObject({ timezone: "UTC", utcOffset: "+00:00" });
     expect(Math.abs(answer.unixMs - Date.now())).toBeLessThan(120_000);
     expect(JSON.parse(runs[1].output.slice("[dev-echo: not a real model] ".length))).toMatchObject({ timezone: "Europe/Berlin" });
-    const stream = result.calls.find((call) => call.args.includes("-sN"))!;
+    const stream = result.calls.find((call) => call.args.includes("-sN") && !streamed(call.args))!;
     expect(stream.body).toContain(`id: ${runs[1].id}:1\n`);
     expect(stream.body.trimEnd().split("\n\n").at(-1)).toMatch(/^id: .+\nevent: run-completed\n/);
+    // The run started and streamed in one request: its journal, with the model's words between (frames without id).
+    const live = result.calls.find((call) => streamed(call.args))!.body.trimEnd().split("\n\n");
+    const frames = live.filter((frame) => frame.includes("\ndata: ") || frame.startsWith("data: "));
+    expect(frames.filter((frame) => frame.startsWith("event: model-delta\n")).length).toBeGreaterThan(1);
+    expect(frames.filter((frame) => frame.startsWith("id: ")).map((frame) => frame.split("\n")[1])).toEqual(["event: run-created", "event: turn-started", "event: model-called", "event: tool-call-started", "event: tool-call-completed", "event: model-called", "event: run-completed"]);
+    const answer2 = JSON.parse(frames.at(-1)!.split("\ndata: ")[1]).data.output;
+    expect(JSON.parse(answer2.slice("[dev-echo: not a real model] ".length))).toMatchObject({ timezone: "UTC" });
   });
 });

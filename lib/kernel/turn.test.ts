@@ -515,6 +515,44 @@ describe("advanceRun", () => {
     expect(s.store.run(runId)).toMatchObject({ status: "cancelled", failure: null });
   });
 
+  it("publishes each model call's words as they are written, numbered by call, never journaled", async () => {
+    const s = setup({ agent: { tools: [{ id: "calc", version: "^1" }] }, tools: [toolOf("calc", async () => ok({ sum: 2 }))] });
+    const runId = startRun(s, [{ toolCalls: [{ name: "calc", arguments: { n: 2 } }], chunkSize: 3 }, { text: "the sum is 2", chunkSize: 4 }]);
+    await drive(s, runId);
+    const mine = s.env.deltas.filter((entry) => entry.runId === runId).map((entry) => entry.delta);
+    expect(mine.filter((delta) => delta.callIndex === 0).flatMap((delta) => delta.toolCalls ?? []).map((piece) => piece.argumentsDelta).join("")).toBe('{"n":2}');
+    expect(mine.filter((delta) => delta.callIndex === 1).map((delta) => delta.text).join("")).toBe("the sum is 2");
+    expect(mine.every((delta) => delta.attempt === 1)).toBe(true);
+    expect(typesOf(s.store, runId)).toEqual(["run-created", "turn-started", "model-called", "tool-call-started", "tool-call-completed", "model-called", "run-completed"]);
+  });
+
+  it("a model call whose stream broke mid-answer publishes a second attempt; the journal keeps the one answer", async () => {
+    const s = setup();
+    const runId = startRun(s, [{ text: "hello there", chunkSize: 2, breakAfterChunks: 2 }]);
+    await drive(s, runId);
+    const attempts = s.env.deltas.filter((entry) => entry.runId === runId).map((entry) => [entry.delta.attempt, entry.delta.text]);
+    expect(attempts.slice(0, 2)).toEqual([[1, "he"], [1, "ll"]]);
+    expect(attempts.slice(2).every(([attempt]) => attempt === 2)).toBe(true);
+    expect(attempts.slice(2).map(([, text]) => text).join("")).toBe("hello there");
+    expect(eventsOfType(s.store, runId, "model-called").map((event) => [event.data.text, event.data.attempts])).toEqual([["hello there", 2]]);
+  });
+
+  it("cancel mid-stream: the model call is aborted between two pieces, no answer is journaled, the journal ends with run-cancelled", async () => {
+    const s = setup();
+    const worker = new KernelWorker(s.store, s.env, { leaseMs: LEASE_MS, pollMs: 1_000, concurrency: 4 });
+    const runId = s.store.createRun({ agent: { id: "test.agent", version: "1.0.0" }, userMessage: JSON.stringify({ script: [{ text: "x".repeat(100), chunkSize: 1, chunkDelayMs: 20 }] }), owner: worker.id }).id;
+    const done = worker.execute(runId);
+    await vi.waitFor(() => expect(s.env.deltas.filter((entry) => entry.runId === runId).length).toBeGreaterThanOrEqual(3));
+    expect(await s.store.cancel(runId, "user-1")).toBe(true);
+    worker.abort(runId, "cancelled");
+    await done;
+    const heard = s.env.deltas.filter((entry) => entry.runId === runId).length;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(s.env.deltas.filter((entry) => entry.runId === runId).length).toBe(heard);
+    expect(heard).toBeLessThan(100);
+    expect(typesOf(s.store, runId)).toEqual(["run-created", "turn-started", "run-cancelled"]);
+  });
+
   it("a finished execution leaves no timer behind: the lease heartbeat and the step's deadline are cleared", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
     try {

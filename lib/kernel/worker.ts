@@ -37,7 +37,7 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Work
 export type Execution = { settledRow: unknown | null };
 
 /** Who hears of the worker's commits beyond this process's `events` (the product's event bus, for every replica). */
-export type WorkerHooks = { committed?: (runId: string) => void };
+export type WorkerHooks = { committed?: (runId: string, lastSeq?: number) => void };
 
 export class KernelWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
@@ -161,9 +161,9 @@ export class KernelWorker {
       .catch(() => {});
   }
 
-  private committed(runId: string): void {
+  private committed(runId: string, lastSeq?: number): void {
     this.events.emit(`run:${runId}`);
-    this.hooks.committed?.(runId);
+    this.hooks.committed?.(runId, lastSeq);
   }
 
   /** The store, announcing each commit of this run to listeners (SSE streams, waiting requests). */
@@ -173,12 +173,12 @@ export class KernelWorker {
       ...store,
       commit: async (id, owner, plan) => {
         const seqs = await store.commit(id, owner, plan);
-        if (seqs) this.committed(runId);
+        if (seqs) this.committed(runId, seqs.at(-1));
         return seqs;
       },
       append: async (id, owner, plan) => {
         const written = await store.append(id, owner, plan);
-        if (written) this.committed(runId);
+        if (written) this.committed(runId, written.seqs.at(-1));
         return written;
       },
     };

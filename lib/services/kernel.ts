@@ -10,9 +10,12 @@ import { dbApprovalGateway } from "@/lib/services/approvals";
 import { eventBus } from "@/lib/services/event-bus";
 import { trackDeltas } from "@/lib/services/live-deltas";
 
-/** Tells every stream and waiting request, on every replica, that the run's journal grew (after the commit). */
-export function announceRun(runId: string): void {
-  eventBus().publish(`run:${runId}`, {});
+/**
+ * Tells every stream and waiting request, on every replica, that the run's journal grew (after the commit), up to
+ * `lastSeq` when the caller knows it (a stream then reads exactly what was written before the deltas heard after).
+ */
+export function announceRun(runId: string, lastSeq?: number): void {
+  eventBus().publish(`run:${runId}`, lastSeq === undefined ? {} : { lastSeq });
 }
 
 const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };

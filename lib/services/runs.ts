@@ -118,7 +118,11 @@ export type DryRunView = {
  * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
  * `wait: false` (or when a waited-for run is not settled in time), `{status: 200, dryRun}` for a dry run.
  */
-export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
+/**
+ * `beforeStart`: called with the run's id and last sequence number once it is written and before it is executed (a
+ * caller streaming the run opens its watch there, so it hears every delta).
+ */
+export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger, hooks: { beforeStart?: (runId: string, lastSeq: number) => void } = {}): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
   requireWrite(actor);
   const db = await getDb();
   const kernel = getKernel();
@@ -182,6 +186,7 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
     lease: { owner: kernel.id, ms: kernel.options.leaseMs },
   });
   const wait = input.options?.wait !== false;
+  hooks.beforeStart?.(runId, events.length);
   if (start.failed) {
     announceRun(runId);
     return { status: wait ? 201 : 202, body: runView(row) };
@@ -340,89 +345,99 @@ export type RunStreamItem = { event: JournalEvent; delta?: undefined } | { delta
 
 /**
  * The run's events after `since` as they are written, ending after the terminal event, with the deltas of the model
- * call in flight in between (`deltas`): first a snapshot of the call's text so far, then each delta as it comes.
- * Wakes on the event bus — the run's commits and deltas, from whichever replica executes it — and reads the journal
- * only when it grew; a slow safety poll covers a lost notification, and a loss the bus reports is caught up at once.
+ * call in flight in between (`deltas`): for a client joining mid-call, first a snapshot of the call's text so far,
+ * then each delta as it comes (`openedAt`: the watch was opened before the run started, when its journal ended at that
+ * sequence number, so every delta is heard and no snapshot is needed). Subscribes at once (before the generator is first iterated, so a caller can open the watch
+ * before it starts the run), and wakes on the event bus — the run's commits and deltas, from whichever replica
+ * executes it, kept in the order they were heard — reading the journal only when it grew; a slow safety poll covers
+ * a lost notification, and a loss the bus reports is caught up at once. The caller must iterate the generator.
  */
-export async function* watchRun(actor: Actor, runId: string, since: number, signal: AbortSignal, options: { deltas?: boolean } = {}): AsyncGenerator<RunStreamItem> {
-  // Subscribed before anything is read, so nothing written meanwhile is missed.
-  let journalGrew = true;
-  const queue: LiveDelta[] = [];
+export function watchRun(actor: Actor, runId: string, since: number, signal: AbortSignal, options: { deltas?: boolean; openedAt?: number } = {}): AsyncGenerator<RunStreamItem> {
+  // What was heard, in order: a delta, or "the journal grew" — up to `upTo` when the announcement said so (a commit
+  // names its last sequence number, so the journal is read up to the point the announcement was made), else up to
+  // whatever it holds. The first read is the backlog (of a watch opened before the run started: what its creation wrote).
+  const heard: Heard[] = [{ upTo: options.openedAt ?? null }];
   let wake: (() => void) | null = null;
+  const hear = (item: Heard) => {
+    const last = heard[heard.length - 1];
+    if ("upTo" in item && last && "upTo" in last) last.upTo = last.upTo === null || item.upTo === null ? null : Math.max(last.upTo, item.upTo);
+    else heard.push(item);
+    wake?.();
+  };
   const bus = eventBus();
-  const unsubscribes = [
-    bus.subscribe(`run:${runId}`, () => {
-      journalGrew = true;
-      wake?.();
-    }),
-    ...(options.deltas
-      ? [
-          bus.subscribe(`delta:${runId}`, (message) => {
-            if (message === null) journalGrew = true;
-            else if (isRunDelta(message)) queue.push(message);
-            wake?.();
-          }),
-        ]
-      : []),
-  ];
-  try {
-    await findRun(actor, runId);
-    if (options.deltas) trackDeltas();
-    let after = since;
-    // The model calls journaled so far: a delta of one of them is late (the journal has its answer).
-    let journaledCalls = -1;
-    let caughtUp = false;
-    while (!signal.aborted) {
-      // The deltas heard so far come before what the journal gained meanwhile (a call's deltas precede its answer).
-      while (caughtUp && queue.length) {
-        const delta = queue.shift() as LiveDelta;
-        if (delta.callIndex > journaledCalls) yield { delta };
-      }
-      if (journalGrew) {
-        journalGrew = false;
-        const events = await dbKernelStore.loadEvents(runId, after, 500);
+  const unsubscribes = [bus.subscribe(`run:${runId}`, (message) => hear({ upTo: announcedSeq(message) }))];
+  if (options.deltas) unsubscribes.push(bus.subscribe(`delta:${runId}`, (message) => (message === null ? hear({ upTo: null }) : isRunDelta(message) ? hear({ delta: message }) : undefined)));
+  const waitForNews = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        wake = null;
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        hear({ upTo: null });
+        done();
+      }, SAFETY_POLL_MS);
+      wake = done;
+      signal.addEventListener("abort", done);
+    });
+  return (async function* () {
+    try {
+      await findRun(actor, runId);
+      if (options.deltas) trackDeltas();
+      let after = since;
+      // The model calls journaled so far: a delta of one of them is late (the journal has its answer).
+      let journaledCalls = -1;
+      let caughtUp = options.openedAt !== undefined;
+      while (!signal.aborted) {
+        const item = heard.shift();
+        if (item === undefined) {
+          await waitForNews();
+          continue;
+        }
+        if ("delta" in item) {
+          if (item.delta.callIndex > journaledCalls) yield { delta: item.delta };
+          continue;
+        }
+        if (item.upTo !== null && item.upTo <= after) continue;
+        const limit = item.upTo === null ? 500 : Math.min(500, item.upTo - after);
+        const events = await dbKernelStore.loadEvents(runId, after, limit);
         for (const event of events) {
           yield { event };
           after = event.seq;
           if (event.type === "model-called") journaledCalls = Math.max(journaledCalls, event.data.index);
           if (isTerminalEvent(event.type)) return;
         }
-        if (events.length === 500) {
-          journalGrew = true;
+        if (events.length === limit) {
+          heard.unshift(item);
           continue;
         }
-        if (!caughtUp || events.length === 0) {
-          const run = await dbKernelStore.loadRun(runId);
-          if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
-          if (!caughtUp && options.deltas) {
-            // A client joining mid-call gets the text so far once; the deltas heard until now are in it.
-            journaledCalls = Math.max(journaledCalls, (await modelCallsOf(runId)) - 1);
-            const snapshot = liveSnapshot(runId, journaledCalls + 1);
-            queue.length = 0;
-            if (snapshot) yield { delta: snapshot };
-          }
-          caughtUp = true;
+        if (caughtUp && events.length > 0) continue;
+        const run = await dbKernelStore.loadRun(runId);
+        if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
+        if (!caughtUp && options.deltas) {
+          // A client joining mid-call gets the text so far once: the deltas heard until now are in it.
+          journaledCalls = Math.max(journaledCalls, (await modelCallsOf(runId)) - 1);
+          const snapshot = liveSnapshot(runId, journaledCalls + 1);
+          const markers = heard.filter((entry) => !("delta" in entry));
+          heard.splice(0, heard.length, ...markers);
+          if (snapshot) yield { delta: snapshot };
         }
+        caughtUp = true;
       }
-      if (journalGrew || queue.length) continue;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          wake = null;
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          journalGrew = true;
-          done();
-        }, SAFETY_POLL_MS);
-        wake = done;
-        signal.addEventListener("abort", done);
-      });
+    } finally {
+      for (const unsubscribe of unsubscribes) unsubscribe();
     }
-  } finally {
-    for (const unsubscribe of unsubscribes) unsubscribe();
-  }
+  })();
+}
+
+type Heard = { delta: LiveDelta } | { upTo: number | null };
+
+/** The last sequence number a run announcement names, when it names one. */
+function announcedSeq(message: unknown): number | null {
+  const seq = typeof message === "object" && message !== null ? (message as { lastSeq?: unknown }).lastSeq : undefined;
+  return Number.isInteger(seq) ? (seq as number) : null;
 }
 
 /** The model calls the run has journaled (the run row counts them). */

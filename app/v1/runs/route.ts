@@ -4,7 +4,7 @@ import { pageParams } from "@/lib/api/operations/common";
 import { createRunOperation, listRunsOperation } from "@/lib/api/operations/runs";
 import { eventStream } from "@/lib/api/sse";
 import { acceptsEventStream } from "@/lib/api/respond";
-import { createRun, listRuns, watchRun, type CreateRunInput, type RunFilters } from "@/lib/services/runs";
+import { createRun, listRuns, watchRun, type CreateRunInput, type RunFilters, type RunStreamItem } from "@/lib/services/runs";
 
 export const dynamic = "force-dynamic";
 
@@ -13,12 +13,14 @@ export const dynamic = "force-dynamic";
 export const POST = route(createRunOperation, async ({ actor, body, request }) => {
   const input = body as CreateRunInput;
   const streamed = acceptsEventStream(request) && input.options?.dryRun !== true;
-  const result = await createRun(actor, streamed ? { ...input, options: { ...input.options, wait: false } } : input);
-  if (!streamed || result.status === 200) return { status: result.status, body: result.body };
+  if (!streamed) return createRun(actor, input);
+  // The watch is opened before the run starts, so the client hears every word of its first model call.
+  let items: AsyncGenerator<RunStreamItem> | undefined;
+  const result = await createRun(actor, { ...input, options: { ...input.options, wait: false } }, undefined, { beforeStart: (runId, lastSeq) => (items = watchRun(actor, runId, 0, request.signal, { deltas: true, openedAt: lastSeq })) });
+  if (result.status === 200 || !items) return result;
   const runId = result.body.id;
-  const items = watchRun(actor, runId, 0, request.signal, { deltas: true });
   const first = await items.next();
-  return { status: result.status, body: result.body, response: eventStream(runId, first, items, request.signal, { headers: { Location: `/v1/runs/${runId}` } }) };
+  return { status: result.status, body: result.body, response: eventStream(runId, first, items, request.signal, { status: result.status, headers: { Location: `/v1/runs/${runId}` } }) };
 });
 
 // GET /v1/runs – newest first, filtered by status, kind, agent, tool, conversation, project, origin

@@ -15,7 +15,7 @@ import { createScriptedProvider } from "@/lib/models/providers/scripted";
 import type { RouteResult } from "@/lib/models/router";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { GuardrailSet, GuardrailCheck, KernelEnvironment, RunScope, ToolResolutionOutcome } from "@/lib/kernel/environment";
-import type { Finding, ToolCallResult, TurnFact } from "@/lib/kernel/types";
+import type { Finding, RunDelta, ToolCallResult, TurnFact } from "@/lib/kernel/types";
 
 export type MemoryToolContext = {
   callId: string;
@@ -81,6 +81,8 @@ export type MemoryEnvironment = KernelEnvironment & {
   readonly invocations: ToolInvocationRecord[];
   /** Every model request, in order, with the provider it went to. */
   readonly modelRequests: { providerId: string; request: ModelRequest }[];
+  /** Every model delta the kernel published, in order, with its run. */
+  readonly deltas: { runId: string; delta: RunDelta }[];
   invocationsOf(toolId: string): ToolInvocationRecord[];
 };
 
@@ -116,6 +118,7 @@ export function createMemoryEnvironment(options: MemoryEnvironmentOptions = {}):
   const providers = new Map(Object.entries(options.providers ?? { scripted: createScriptedProvider() }));
   const invocations: ToolInvocationRecord[] = [];
   const modelRequests: { providerId: string; request: ModelRequest }[] = [];
+  const deltas: { runId: string; delta: RunDelta }[] = [];
   let tick = 0;
 
   const toolOf = (manifest: ToolManifest) => tools.find((tool) => tool.manifest.id === manifest.id && tool.manifest.version === manifest.version);
@@ -133,9 +136,14 @@ export function createMemoryEnvironment(options: MemoryEnvironmentOptions = {}):
     providers,
     invocations,
     modelRequests,
+    deltas,
     invocationsOf: (toolId) => invocations.filter((record) => record.toolId === toolId),
 
     now: () => clock.now(),
+
+    publishDelta(scope, delta) {
+      deltas.push({ runId: scope.runId, delta });
+    },
 
     async loadAgent(_scope, agentId, version) {
       return agents.get(agentKey(agentId, version)) ?? null;
