@@ -206,7 +206,8 @@ export function Playground() {
           <h2 id="pg-chat" className="border-b border-zinc-200 px-4 py-2 text-sm font-semibold dark:border-zinc-800">
             Conversation {conversationId ? <span className="font-mono text-xs font-normal text-zinc-600 dark:text-zinc-400">{shortId(conversationId)}</span> : null}
           </h2>
-          <div className="flex-1 space-y-3 overflow-y-auto p-4">
+          {/* Focusable: a long answer scrolls, and the keyboard must reach it (axe: scrollable-region-focusable). */}
+          <div className="flex-1 space-y-3 overflow-y-auto p-4 focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-blue-600" role="group" aria-label="Conversation so far" tabIndex={0}>
             {!agentId ? (
               agents.data && agentList.length === 0 ? (
                 <EmptyState title="No agents to talk to yet" action={<Button variant="primary" asChild><Link href="/agents/new">New agent</Link></Button>}>
@@ -284,7 +285,7 @@ function Bubble({ role, children, footer }: { role: "user" | "assistant"; childr
   return (
     <div className={role === "user" ? "ml-10 rounded-lg bg-indigo-50 px-3 py-2 text-sm dark:bg-indigo-950" : "mr-10 rounded-lg border border-zinc-200 bg-white px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-900"} data-role={role}>
       <p className="mb-0.5 text-xs font-medium text-zinc-600 dark:text-zinc-400">{role === "user" ? "You" : "Agent"}</p>
-      <div className="whitespace-pre-wrap text-zinc-900 dark:text-zinc-100">{children}</div>
+      <div className="whitespace-pre-wrap [overflow-wrap:anywhere] text-zinc-900 dark:text-zinc-100">{children}</div>
       {footer}
     </div>
   );
