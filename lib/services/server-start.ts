@@ -1,5 +1,6 @@
 import { assertConfiguration } from "@/lib/configuration";
 import { getDb } from "@/lib/db";
+import { databaseConfig } from "@/lib/db/config";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
@@ -34,7 +35,7 @@ export async function startServer(): Promise<void> {
   const sessionProblem = sessionSecretProblem();
   if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
   await getDb();
-  const created = await bootstrapFirstTenant();
+  const created = await bootstrapOnce();
   if (created) printBootstrap(created);
   await startKernel();
   // Triggers and notifications: fire due schedules, send due notifications (both share the work across replicas).
@@ -43,6 +44,26 @@ export async function startServer(): Promise<void> {
   startApprovalSweeper();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
+}
+
+/**
+ * The first tenant, created by one replica only when several start at once on an empty PostgreSQL database: under the
+ * startup lock (lib/db/startup-lock.mjs), which `npm start` holds already (since before the migrations) and releases
+ * when told here that the bootstrap is done; a server started without it takes the lock itself.
+ */
+async function bootstrapOnce(): Promise<CreatedTenant | null> {
+  const config = databaseConfig();
+  if (config.kind !== "postgresql") return bootstrapFirstTenant();
+  if (process.env.KINDGI_STARTUP_LOCK === "held") {
+    const created = await bootstrapFirstTenant();
+    if (process.send) {
+      process.send({ kindgi: "bootstrapped" });
+      process.disconnect?.();
+    }
+    return created;
+  }
+  const { withStartupLock } = await import("@/lib/db/startup-lock.mjs");
+  return withStartupLock(config.url, () => bootstrapFirstTenant(), { onWait: () => console.log("kindgi: another server is starting on this database; waiting for its first tenant…") });
 }
 
 /**
