@@ -71,13 +71,14 @@ export function pgliteRawQuery(pglite: PGliteThread): RawQuery {
 /** A parameter as the text PostgreSQL reads (timestamps in ISO 8601, objects as JSON). */
 const parameterText = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
 
-const settleHooks = new WeakMap<object, (() => void)[]>();
+const settleHooks = new WeakMap<object, (() => void | Promise<void>)[]>();
 
 /**
- * Runs `fn` once the interactive transaction `tx` has committed or rolled back (at once when `tx` is no transaction:
- * its statements commit as they run).
+ * Runs `fn` once the interactive transaction `tx` has committed or rolled back, before the transaction's promise
+ * resolves (which waits for a promise `fn` returns; a failure there is logged, not thrown). At once when `tx` is no
+ * transaction (its statements commit as they run), without waiting.
  */
-export function afterTransaction(tx: DbTx, fn: () => void): void {
+export function afterTransaction(tx: DbTx, fn: () => void | Promise<void>): void {
   const hooks = settleHooks.get(tx);
   if (hooks) hooks.push(fn);
   else fn();
@@ -93,7 +94,12 @@ function withTransactionHooks(client: PrismaClient): PrismaClient {
       const hooks = opened && settleHooks.get(opened);
       if (!hooks) return;
       settleHooks.delete(opened!);
-      for (const hook of hooks) hook();
+      const waits: Promise<void>[] = [];
+      for (const hook of hooks) {
+        const result = hook();
+        if (result) waits.push(result.catch((error) => console.error(`[kindgi] after a transaction: ${error instanceof Error ? error.message : String(error)}`)));
+      }
+      if (waits.length) return Promise.all(waits).then(() => {});
     };
     return original(async (tx: object) => {
       opened = tx;

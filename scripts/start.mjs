@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { acquireDataDirLock } from "../lib/db/lock.mjs";
 import { buildIsStale } from "./build-state.mjs";
 import { runMigrations } from "../lib/db/migrate.mjs";
+import { takeStartupLock } from "../lib/db/startup-lock.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
@@ -42,6 +43,18 @@ if (process.env.KINDGI_SKIP_BUILD !== "1" && buildIsStale(root)) {
   if (build.status !== 0) fail("next build failed");
 }
 
+// PostgreSQL: the migrations and the first tenant once for every replica starting now (lib/db/startup-lock.mjs). The
+// lock is held until the server has bootstrapped (it says so over the IPC channel) or has exited.
+let releaseStartupLock = null;
+if (process.env.DATABASE_URL) {
+  try {
+    releaseStartupLock = await takeStartupLock(process.env.DATABASE_URL, { onWait: () => console.log("kindgi: another server is starting on this database; waiting for its migrations and first tenant…") });
+  } catch (error) {
+    fail(`cannot reach the database: ${error.message}`);
+  }
+  env.KINDGI_STARTUP_LOCK = "held";
+}
+
 try {
   const applied = await runMigrations({ command: "deploy", databaseUrl: process.env.DATABASE_URL, dataDir });
   if (applied.length) console.log(`kindgi: applied migrations ${applied.join(", ")}`);
@@ -53,6 +66,10 @@ const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
 // scripts/http-edge.mjs answers in the API's envelope what Next.js and Node's parser would answer in plain text.
 const edge = path.join(root, "scripts/http-edge.mjs");
-const server = spawn(process.execPath, ["--import", pathToFileURL(edge).href, nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
+const server = spawn(process.execPath, ["--import", pathToFileURL(edge).href, nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: releaseStartupLock ? ["inherit", "inherit", "inherit", "ipc"] : "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+if (releaseStartupLock) server.on("message", (message) => message?.kindgi === "bootstrapped" && void releaseStartupLock());
+server.on("exit", async (code, signal) => {
+  await releaseStartupLock?.();
+  process.exit(code ?? (signal ? 1 : 0));
+});

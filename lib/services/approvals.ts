@@ -10,11 +10,11 @@
  */
 import { enqueueNotification } from "@/lib/services/notifications";
 import type { KernelTx } from "@/lib/kernel/store";
-import { EventEmitter } from "node:events";
 import { timingSafeEqual } from "node:crypto";
 import { sha256Hex } from "@/lib/hash";
 import type { Approval, ApprovalGrant, Prisma, ToolWait } from "@/lib/generated/prisma/client";
-import { getDb, type DbTx } from "@/lib/db";
+import { afterTransaction, getDb, type DbTx } from "@/lib/db";
+import { eventBus, wakeups } from "@/lib/services/event-bus";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import { type Page, toPage } from "@/lib/pagination";
 import { type Actor, projectFilter, requireDecider, requireWrite } from "@/lib/services/actor";
@@ -118,12 +118,14 @@ export function grantView(row: ApprovalGrant): GrantView {
 
 // ---- the inbox's feed ----
 
+/** The event bus topic that wakes a tenant's inbox streams, on every replica: the feed grew. */
+export const approvalsTopic = (tenantId: string) => `approvals:${tenantId}`;
+
 /**
- * Wakes the inbox streams of a tenant in this process (`tenant:<id>`). Kept on `globalThis`: Next bundles each route
- * on its own, and a stream must hear the writes of the run and decision routes.
+ * How often an inbox stream reads the feed when nothing woke it: only a notification lost on the way (the bus tells
+ * its subscribers of a dropped connection, and they read at once) is this late.
  */
-const feedHolder = globalThis as unknown as { kindgiApprovalFeed?: EventEmitter };
-const feed = (feedHolder.kindgiApprovalFeed ??= new EventEmitter().setMaxListeners(0));
+export const APPROVAL_SAFETY_POLL_MS = 5000;
 
 async function appendApprovalEvent(tx: DbTx, row: { tenantId: string; projectId: string; id: string }, type: "approval.requested" | "approval.decided"): Promise<void> {
   // The counter row's lock orders the tenant's feed: seq order is commit order, so a resumed stream misses nothing.
@@ -134,9 +136,9 @@ async function appendApprovalEvent(tx: DbTx, row: { tenantId: string; projectId:
   await tx.approvalEvent.create({ data: { tenantId: row.tenantId, seq: counter.lastSeq, type, approvalId: row.id, projectId: row.projectId } });
 }
 
-/** Wakes this process's streams of the tenant (after the transaction committed). */
+/** Wakes the tenant's inbox streams on every replica; called once what they read has committed. */
 function wakeFeed(tenantId: string): void {
-  feed.emit(`tenant:${tenantId}`);
+  eventBus().publish(approvalsTopic(tenantId), {});
 }
 
 /**
@@ -173,43 +175,38 @@ export async function createApprovalInTx(tx: DbTx, request: ApprovalRequest): Pr
   });
   await appendApprovalEvent(tx, row, "approval.requested");
   await notifyApproval(tx, row, "approval.requested");
-  // The transaction commits after the kernel's commit returns: wake the streams shortly after.
-  setTimeout(() => wakeFeed(scope.tenantId), 20).unref();
+  afterTransaction(tx, () => wakeFeed(scope.tenantId));
   return { approvalId: row.id };
 }
 
 export type ApprovalEventView = { seq: number; type: "approval.requested" | "approval.decided"; approval: ApprovalView; createdAt: string };
 
 /**
- * GET /v1/approvals/stream: the feed after `since`, then every new event as it is written. Wakes at once on this
- * process's writes, and polls once a second for other replicas'.
+ * GET /v1/approvals/stream: the feed after `since`, then every new event as it is written. Woken through the event bus
+ * by every write of any replica (subscribed before each read, so a write between the read and the wait is not
+ * missed), and reads every {@link APPROVAL_SAFETY_POLL_MS} all the same.
  */
 export async function* watchApprovals(actor: Actor, since: number, signal: AbortSignal): AsyncGenerator<ApprovalEventView | null> {
   const db = await getDb();
   let after = since;
-  // The first value tells the caller the stream may start (nothing was refused).
-  yield null;
-  while (!signal.aborted) {
-    const rows = await db.approvalEvent.findMany({ where: { tenantId: actor.tenantId, seq: { gt: after } }, orderBy: { seq: "asc" }, take: 200 });
-    const visible = rows.filter((row) => !actor.projectId || row.projectId === actor.projectId);
-    const approvals = visible.length ? await db.approval.findMany({ where: { id: { in: visible.map((row) => row.approvalId) } } }) : [];
-    for (const row of rows) {
-      after = row.seq;
-      const approval = visible.includes(row) ? approvals.find((item) => item.id === row.approvalId) : undefined;
-      if (approval) yield { seq: row.seq, type: row.type as ApprovalEventView["type"], approval: approvalView(approval), createdAt: row.createdAt.toISOString() };
+  const woken = wakeups(approvalsTopic(actor.tenantId));
+  try {
+    // The first value tells the caller the stream may start (nothing was refused).
+    yield null;
+    while (!signal.aborted) {
+      const rows = await db.approvalEvent.findMany({ where: { tenantId: actor.tenantId, seq: { gt: after } }, orderBy: { seq: "asc" }, take: 200 });
+      const visible = rows.filter((row) => !actor.projectId || row.projectId === actor.projectId);
+      const approvals = visible.length ? await db.approval.findMany({ where: { id: { in: visible.map((row) => row.approvalId) } } }) : [];
+      for (const row of rows) {
+        after = row.seq;
+        const approval = visible.includes(row) ? approvals.find((item) => item.id === row.approvalId) : undefined;
+        if (approval) yield { seq: row.seq, type: row.type as ApprovalEventView["type"], approval: approvalView(approval), createdAt: row.createdAt.toISOString() };
+      }
+      if (rows.length === 200) continue;
+      await woken.wait(APPROVAL_SAFETY_POLL_MS, signal);
     }
-    if (rows.length === 200) continue;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        feed.off(`tenant:${actor.tenantId}`, done);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, 1000);
-      feed.on(`tenant:${actor.tenantId}`, done);
-      signal.addEventListener("abort", done);
-    });
+  } finally {
+    woken.close();
   }
 }
 
@@ -421,7 +418,7 @@ export async function withdrawOpenInTx(tx: DbTx, runId: string): Promise<void> {
   if (open.length) {
     await tx.approval.updateMany({ where: { runId, status: "pending" }, data: { status: "withdrawn", decidedAt: new Date() } });
     for (const row of open) await appendApprovalEvent(tx, row, "approval.decided");
-    setTimeout(() => wakeFeed(open[0].tenantId), 20).unref();
+    afterTransaction(tx, () => wakeFeed(open[0].tenantId));
   }
   await tx.toolWait.updateMany({ where: { runId, status: "pending" }, data: { status: "withdrawn" } });
 }

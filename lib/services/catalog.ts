@@ -220,7 +220,7 @@ async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectI
     if (!row) return null;
     return { id: versionId, projectId, entryId: input.entryId, version: input.version, name: input.name ?? null, description: input.description ?? null, tags, mutating: input.mutating ?? null, transport: input.transport ?? null, effectKinds, document: input.document, status: "active", isLatest: true, registeredBy: actor.userId, registeredAt: new Date(row.registeredAt), statusChangedAt: null };
   } finally {
-    generationChanged(actor.tenantId, "catalog");
+    await generationChanged(actor.tenantId, "catalog");
   }
 }
 

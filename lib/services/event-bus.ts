@@ -54,6 +54,11 @@ export class LocalBus implements EventBus {
     this.emitter.emit(topic, message);
   }
 
+  /** Whether `topic` has a subscriber in this process (a transport need not decode what nobody hears). */
+  hasSubscribers(topic: string): boolean {
+    return this.topics.has(topic);
+  }
+
   /** Tells every subscriber that messages may have been lost. */
   deliverLoss(): void {
     for (const { prefix, listener } of this.prefixes) listener(prefix, null);

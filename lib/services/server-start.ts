@@ -1,5 +1,7 @@
 import { assertConfiguration } from "@/lib/configuration";
 import { getDb } from "@/lib/db";
+import { databaseConfig } from "@/lib/db/config";
+import { startEventBus } from "@/lib/services/event-bus-postgres";
 import { bootstrapFirstTenant, type CreatedTenant } from "@/lib/services/create-tenant";
 import { purgeExpiredIdempotencyRecords } from "@/lib/services/idempotency";
 import { startKernel } from "@/lib/services/kernel";
@@ -7,6 +9,9 @@ import { startNotificationDispatcher } from "@/lib/services/notifications";
 import { startScheduler } from "@/lib/services/schedules";
 import { startApprovalSweeper } from "@/lib/services/approvals";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
+
+/** How long a start waits for the event bus's listening connection before it goes on without it. */
+const BUS_START_WAIT_MS = 5000;
 
 /** Prints the first tenant's credentials once, when this start created them. */
 export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
@@ -24,7 +29,8 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 /**
  * What the server does before answering: check the configuration (`npm start` did too; this covers a bare
  * `next start`), open the database (migrations already ran in `npm start`), check that console sessions have a
- * key, create the first tenant on an empty database, start the kernel worker (it resumes unfinished runs), the
+ * key, start the event bus (PostgreSQL: its listening connection), create the first tenant on an empty database (once
+ * for all replicas starting together), start the kernel worker (it resumes unfinished runs), the
  * scheduler (a tick missed while no server ran fires once now) and the notification dispatcher, and schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
@@ -33,8 +39,11 @@ export async function startServer(): Promise<void> {
   // API keys; the console's sign-in says what to set.
   const sessionProblem = sessionSecretProblem();
   if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
+  // On PostgreSQL the event bus listens before this server answers, so that it hears what other replicas publish from
+  // its first request on (it goes on trying to connect in the background if the database is slow to answer).
+  await Promise.race([startEventBus(), new Promise((resolve) => setTimeout(resolve, BUS_START_WAIT_MS).unref())]);
   await getDb();
-  const created = await bootstrapFirstTenant();
+  const created = await bootstrapOnce();
   if (created) printBootstrap(created);
   await startKernel();
   // Triggers and notifications: fire due schedules, send due notifications (both share the work across replicas).
@@ -43,6 +52,26 @@ export async function startServer(): Promise<void> {
   startApprovalSweeper();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
+}
+
+/**
+ * The first tenant, created by one replica only when several start at once on an empty PostgreSQL database: under the
+ * startup lock (lib/db/startup-lock.mjs), which `npm start` holds already (since before the migrations) and releases
+ * when told here that the bootstrap is done; a server started without it takes the lock itself.
+ */
+async function bootstrapOnce(): Promise<CreatedTenant | null> {
+  const config = databaseConfig();
+  if (config.kind !== "postgresql") return bootstrapFirstTenant();
+  if (process.env.KINDGI_STARTUP_LOCK === "held") {
+    const created = await bootstrapFirstTenant();
+    if (process.send) {
+      process.send({ kindgi: "bootstrapped" });
+      process.disconnect?.();
+    }
+    return created;
+  }
+  const { withStartupLock } = await import("@/lib/db/startup-lock.mjs");
+  return withStartupLock(config.url, () => bootstrapFirstTenant(), { onWait: () => console.log("kindgi: another server is starting on this database; waiting for its first tenant…") });
 }
 
 /**

@@ -1,29 +1,43 @@
 /**
  * Per-tenant cache generations: what a request may serve from memory instead of the database (the actor an API key or
- * a session stands for, tool and guardrail resolutions, provider lists) is cached under its tenant's generation, and
- * every write that can change such a value bumps the generation in its own transaction ({@link bumpGeneration}).
+ * a session stands for, tool and guardrail resolutions, provider lists, agents' active versions, catalog pages) is
+ * cached under its tenant's generation, and every write that can change such a value bumps the generation in its own
+ * transaction ({@link bumpGeneration}).
  *
  * - In this process a bump invalidates at once: when it is made (inside the transaction) and again when the
  *   transaction settles (a value loaded between the two could have read the state before the commit).
- * - Other processes on the same PostgreSQL database learn of a bump through `NOTIFY kindgi_generation`, which they
- *   hear on one listening connection each. The writing process sends it right after the write has committed
- *   ({@link generationChanged}), not inside the write: a NOTIFY holds PostgreSQL's one notification-queue lock from
- *   before its transaction's commit until the commit is flushed, so writes that notify commit one at a time
- *   (`npx tsx bench/notify-commits.ts`: 16 connections inserting a row each commit at 42-45 % of the rate without the
- *   NOTIFY). A burst of bumps is told in one notification, at most one every {@link ANNOUNCE_INTERVAL_MS}.
- * - Whatever happens to that connection, no cached value is served more than {@link CACHE_TTL_MS} after its load
- *   started: a revoked key is refused at once on the server that revoked it and within one second everywhere.
- * On the embedded database (PGlite) the process is the only one.
+ * - On PostgreSQL a write is read on the very next request on any replica. Once a write has committed, its process
+ *   advances a change counter — a sequence, `kindgi_access_changes` for keys, members, projects, providers, secrets and
+ *   MCP endpoints, `kindgi_catalog_changes` for tools, agents and guardrails — before it answers
+ *   ({@link generationChanged}), and announces which tenants changed, with the counter's new value, on the event bus
+ *   (topic `generation`, lib/services/event-bus.ts), which every process hears. Before a cached value is served, and
+ *   before one is loaded, the process reads both counters in one small statement sent after the request for the value
+ *   (concurrent requests share a read: one at a time, the next for all that came meanwhile). Every change up to the
+ *   counters read that the process has heard announced has invalidated its tenant already; if one has not been heard
+ *   yet (the announcement is a few milliseconds behind, or was lost), the process forgets every value of that kind.
+ *   So no request is answered from memory with "not found" or an older version of what the database held when the
+ *   write answered, and the announcements keep the forgetting to the tenants that changed.
+ * - The counter is advanced and the announcement sent after the write has committed, not inside it: a NOTIFY holds
+ *   PostgreSQL's one notification-queue lock from before its transaction's commit until the commit is flushed, so
+ *   writes that notify commit one at a time (`npx tsx bench/notify-commits.ts`: 16 connections inserting a row each
+ *   commit at 42-45 % of the rate without the NOTIFY); and a counter advanced before the commit could be read, and a
+ *   value loaded, before the write is visible. Concurrent writes share one counter statement (one at a time).
+ * - Whatever happens, no cached value is served more than {@link CACHE_TTL_MS} after its load started. A value the
+ *   database does not have (an unknown API key) is never kept.
+ * On the embedded database (PGlite) the process is the only one: its own invalidations are all there is.
  */
 import { hash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
 import { afterTransaction, getRawQuery, type DbTx } from "@/lib/db";
+import { eventBus } from "@/lib/services/event-bus";
+import { startEventBus } from "@/lib/services/event-bus-postgres";
 
-/** The longest a cached value is served after its load started, whatever the notifications say. */
+/** The longest a cached value is served after its load started, whatever the counters and notifications say. */
 export const CACHE_TTL_MS = 1000;
 /** The most values held; the oldest go first. */
 const MAX_ENTRIES = 20_000;
-const CHANNEL = "kindgi_generation";
+/** The event bus topic of the announcements: `{ tenants: string[], access?: number, catalog?: number }`. */
+export const GENERATION_TOPIC = "generation";
 
 /**
  * What a write can change, so that a write bumps only the values it can make stale: `catalog` (tools, agents and
@@ -32,17 +46,35 @@ const CHANNEL = "kindgi_generation";
  */
 export type GenerationScope = "catalog";
 
+/** The two change counters: `access` advanced by a change of everything of a tenant, `catalog` by a catalog change. */
+type Counter = "access" | "catalog";
+type Counters = Record<Counter, number>;
+const COUNTERS: readonly Counter[] = ["access", "catalog"];
+
 type Entry = { epoch: number; loadedAt: number; tenantId: string | null; scope: GenerationScope | null; value: Promise<unknown> };
 type State = {
-  /** Incremented by every bump, here or elsewhere. */
+  /** Incremented by every invalidation, here or elsewhere. */
   epoch: number;
-  /** The epoch of each tenant's last bump. */
+  /** The epoch of each tenant's last invalidation (`<tenant>` or `<tenant>:catalog`; `*` and `*:catalog`: all tenants). */
   bumped: Map<string, number>;
   entries: Map<string, Entry>;
   listening: boolean;
+  /** The counters up to which every change is accounted for here (invalidated); null before the first read. */
+  known: Counters | null;
+  /** Changes beyond `known` this process has heard of (and invalidated). */
+  heard: Record<Counter, Set<number>>;
 };
 
-const state: State = ((globalThis as { [key: symbol]: State | undefined })[Symbol.for("kindgi.tenant-generation")] ??= { epoch: 0, bumped: new Map(), entries: new Map(), listening: false });
+const state: State = ((globalThis as { [key: symbol]: State | undefined })[Symbol.for("kindgi.tenant-generation")] ??= {
+  epoch: 0,
+  bumped: new Map(),
+  entries: new Map(),
+  listening: false,
+  known: null,
+  heard: { access: new Set(), catalog: new Set() },
+});
+
+const onPostgres = () => databaseConfig().kind === "postgresql";
 
 /** Invalidates every value cached for `tenantId` in this process (of `scope` only when given). */
 export function invalidateTenant(tenantId: string, scope?: GenerationScope): void {
@@ -52,7 +84,8 @@ export function invalidateTenant(tenantId: string, scope?: GenerationScope): voi
 
 /**
  * Marks a change to what `tenantId`'s cached values hold, inside the transaction `tx` that makes it: this process
- * forgets them now and again once the transaction settles, when the other processes on PostgreSQL are told.
+ * forgets them now and again once the transaction settles, when the other processes on PostgreSQL are told (the
+ * transaction's promise resolves after that).
  */
 export function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationScope): void {
   invalidateTenant(tenantId, scope);
@@ -60,13 +93,15 @@ export function bumpGeneration(tx: DbTx, tenantId: string, scope?: GenerationSco
 }
 
 /**
- * After a change to what `tenantId`'s cached values hold has committed (or failed): this process forgets them, and the
- * other processes on PostgreSQL are told. A change made by one statement outside any transaction calls
- * {@link invalidateTenant} before the statement and this after it.
+ * After a change to what `tenantId`'s cached values hold has committed (or failed): this process forgets them, and on
+ * PostgreSQL the change counter advances (resolved once it has) and the other processes are told. A change made by
+ * one statement outside any transaction calls {@link invalidateTenant} before the statement and awaits this after it.
  */
-export function generationChanged(tenantId: string, scope?: GenerationScope): void {
+export function generationChanged(tenantId: string, scope?: GenerationScope): Promise<void> {
   invalidateTenant(tenantId, scope);
-  if (databaseConfig().kind === "postgresql") void announcer.announce(generationPayload(tenantId, scope));
+  if (!onPostgres()) return Promise.resolve();
+  ensureListening();
+  return counterAdvance.announce(generationPayload(tenantId, scope));
 }
 
 /** The least time between two notifications a process sends: a burst of writes is told in one. */
@@ -75,54 +110,176 @@ export const ANNOUNCE_INTERVAL_MS = 50;
 /**
  * Sends what is announced with `send`: at once when nothing was sent in the last `intervalMs`, else together with
  * whatever else is announced until then, at most one call at a time (payloads announced twice go once). A failed
- * call is reported to `onError`, and what is announced next is sent all the same (the other processes' time-to-live
- * covers what a lost notification did not tell them).
+ * call is reported to `onError`, and what is announced next is sent all the same.
  */
 export function createAnnouncer(send: (payloads: string[]) => Promise<void>, onError: (error: unknown) => void, intervalMs = ANNOUNCE_INTERVAL_MS) {
-  const pending = new Set<string>();
-  let sending: Promise<void> | null = null;
+  let pending: { payloads: Set<string>; done: Promise<void>; resolve: () => void } | null = null;
+  let sending = false;
   let lastSent = -Infinity;
   const flush = async () => {
-    while (pending.size) {
+    sending = true;
+    while (pending) {
       const wait = lastSent + intervalMs - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref?.());
-      const payloads = [...pending];
-      pending.clear();
+      const batch = pending;
+      pending = null;
       lastSent = performance.now();
       try {
-        await send(payloads);
+        await send([...batch.payloads]);
       } catch (error) {
         onError(error);
       }
+      batch.resolve();
     }
-    sending = null;
+    sending = false;
   };
   return {
-    /** Resolves once `payload` has been sent (or its call failed). */
+    /** Resolves once the call that carries `payload` has returned (or failed). */
     announce(payload: string): Promise<void> {
-      pending.add(payload);
-      sending ??= flush();
-      return sending;
+      if (!pending) {
+        let resolve!: () => void;
+        const done = new Promise<void>((settle) => (resolve = settle));
+        pending = { payloads: new Set(), done, resolve };
+      }
+      pending.payloads.add(payload);
+      const { done } = pending;
+      if (!sending) void flush();
+      return done;
     },
   };
 }
 
-const announcer = createAnnouncer(
+/**
+ * `read()` answers with the result of a call of `load` started after it was called: at once when none is on its way,
+ * else together with every caller who came meanwhile, once the call on its way has returned (one at a time).
+ */
+export function createSharedRead<T>(load: () => Promise<T>): () => Promise<T> {
+  let onItsWay = false;
+  let next: { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } | null = null;
+  const start = (settle: { resolve: (value: T) => void; reject: (error: unknown) => void }) => {
+    onItsWay = true;
+    load()
+      .then(settle.resolve, settle.reject)
+      .finally(() => {
+        onItsWay = false;
+        if (next) {
+          const waiting = next;
+          next = null;
+          start(waiting);
+        }
+      });
+  };
+  return () => {
+    let resolve!: (value: T) => void;
+    let reject!: (error: unknown) => void;
+    if (!onItsWay) {
+      const promise = new Promise<T>((ok, fail) => ((resolve = ok), (reject = fail)));
+      start({ resolve, reject });
+      return promise;
+    }
+    if (!next) {
+      const promise = new Promise<T>((ok, fail) => ((resolve = ok), (reject = fail)));
+      next = { promise, resolve, reject };
+    }
+    return next.promise;
+  };
+}
+
+const COUNTER_SEQUENCES: Record<Counter, string> = { access: "kindgi_access_changes", catalog: "kindgi_catalog_changes" };
+const ADVANCE_SQL = `/* kindgi:generation advance */ SELECT CASE WHEN $1::boolean THEN nextval('"${COUNTER_SEQUENCES.access}"') END AS "access", CASE WHEN $2::boolean THEN nextval('"${COUNTER_SEQUENCES.catalog}"') END AS "catalog"`;
+const READ_SQL = `/* kindgi:generation read */ SELECT (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM "${COUNTER_SEQUENCES.access}") AS "access", (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM "${COUNTER_SEQUENCES.catalog}") AS "catalog"`;
+
+/** Advances the counters the announced changes need, then tells the other processes (payloads as {@link generationPayload}). */
+const counterAdvance = createAnnouncer(
   async (payloads) => {
+    const access = payloads.some((payload) => !payload.endsWith(":catalog"));
+    const catalog = payloads.some((payload) => payload.endsWith(":catalog"));
     const raw = await getRawQuery();
-    await raw(`/* kindgi:generation announce */ SELECT pg_notify('${CHANNEL}', payload) FROM unnest($1::text[]) AS payload`, [payloads]);
+    const [row] = await raw<{ access: string | number | null; catalog: string | number | null }>(ADVANCE_SQL, [access, catalog]);
+    const announcement: { tenants: string[]; access?: number; catalog?: number } = { tenants: payloads };
+    for (const counter of COUNTERS) {
+      if (row?.[counter] === null || row?.[counter] === undefined) continue;
+      announcement[counter] = Number(row[counter]);
+      heardChange(counter, announcement[counter]);
+    }
+    eventBus().publish(GENERATION_TOPIC, announcement);
   },
   (error) => console.error(`[kindgi] could not tell the other servers of a change (they see it within ${CACHE_TTL_MS} ms): ${error instanceof Error ? error.message : String(error)}`),
+  0,
 );
 
-/** What a bump of `tenantId` (of `scope`) notifies. */
+/** What a bump of `tenantId` (of `scope`) announces. */
 export const generationPayload = (tenantId: string, scope?: GenerationScope) => (scope ? `${tenantId}:${scope}` : tenantId);
+
+/** A change numbered `value` on `counter` is accounted for here (its tenant was invalidated). */
+function heardChange(counter: Counter, value: number): void {
+  if (state.known && value > state.known[counter]) state.heard[counter].add(value);
+}
+
+/** An announcement heard on the bus, or `null` after the bus may have lost some. */
+function onAnnouncement(message: unknown): void {
+  if (message === null) {
+    // Whatever was missed while disconnected: forget everything.
+    forgetAll();
+    return;
+  }
+  const announcement = message as { tenants?: unknown; access?: unknown; catalog?: unknown };
+  if (!Array.isArray(announcement.tenants)) return;
+  for (const payload of announcement.tenants) {
+    if (typeof payload !== "string") continue;
+    const [tenantId, scope] = payload.split(":");
+    // A change the counters read here counted already was accounted for then (its tenant, or everything of its kind,
+    // forgotten): what was loaded since has read it.
+    const value = announcement[scope === "catalog" ? "catalog" : "access"];
+    if (typeof value === "number" && state.known && value <= state.known[scope === "catalog" ? "catalog" : "access"]) continue;
+    invalidateTenant(tenantId, scope === "catalog" ? scope : undefined);
+  }
+  for (const counter of COUNTERS) {
+    const value = announcement[counter];
+    if (typeof value === "number") heardChange(counter, value);
+  }
+}
+
+const readCounters = createSharedRead(async (): Promise<Counters> => {
+  const raw = await getRawQuery();
+  const [row] = await raw<{ access: string | number; catalog: string | number }>(READ_SQL, []);
+  return { access: Number(row.access), catalog: Number(row.catalog) };
+});
+
+/**
+ * Brings this process up to the change counters as read now: every change up to them is accounted for (heard and
+ * invalidated, or else everything of its kind invalidated).
+ */
+async function catchUpWithCounters(): Promise<void> {
+  const counters = await readCounters();
+  if (!state.known) {
+    // The first read (or the first after a loss, with nothing cached): every value is loaded after it.
+    state.known = { ...counters };
+    return;
+  }
+  for (const counter of COUNTERS) {
+    let known = state.known[counter];
+    if (counters[counter] <= known) continue;
+    const heard = state.heard[counter];
+    while (heard.delete(known + 1)) known += 1;
+    if (known < counters[counter]) {
+      // A change not heard of yet: every value it could have changed is forgotten.
+      state.epoch += 1;
+      state.bumped.set(counter === "catalog" ? "*:catalog" : "*", state.epoch);
+      known = counters[counter];
+    }
+    state.known[counter] = known;
+    for (const value of heard) if (value <= known) heard.delete(value);
+  }
+}
 
 function fresh(entry: Entry, now: number): boolean {
   if (now - entry.loadedAt > CACHE_TTL_MS) return false;
-  if (entry.tenantId === null) return true;
-  if ((state.bumped.get(entry.tenantId) ?? 0) > entry.epoch) return false;
-  return entry.scope === null || (state.bumped.get(`${entry.tenantId}:${entry.scope}`) ?? 0) <= entry.epoch;
+  // A load on its way whose tenant is not known yet: shared while nothing at all was invalidated since it began.
+  if (entry.tenantId === null) return entry.epoch === state.epoch;
+  const bumped = (key: string) => (state.bumped.get(key) ?? 0) > entry.epoch;
+  if (bumped("*") || bumped(entry.tenantId)) return false;
+  return entry.scope === null || !(bumped("*:catalog") || bumped(`${entry.tenantId}:${entry.scope}`));
 }
 
 function store(key: string, entry: Entry) {
@@ -142,22 +299,35 @@ function store(key: string, entry: Entry) {
  * loaded by `load` (concurrent callers share one load). A load that fails is not kept.
  */
 export function cached<T>(tenantId: string, key: string, load: () => Promise<T>, scope?: GenerationScope): Promise<T> {
-  return cachedFor(`${tenantId}\u0000${key}`, async () => ({ tenantId, value: await load() }), scope);
+  return lookup(`${tenantId}\u0000${key}`, tenantId, async () => ({ tenantId, value: await load() }), scope);
 }
 
 /**
- * As {@link cached}, for a value whose tenant is known only once loaded (the actor of an API key): `load` names it.
- * `key` is global; pass a digest, not a secret.
+ * As {@link cached}, for a value whose tenant is known only once loaded (the actor of an API key): `load` names it,
+ * or answers tenant `""` for a value the database does not have, which is not kept. `key` is global; pass a digest,
+ * not a secret.
  */
 export function cachedFor<T>(key: string, load: () => Promise<{ tenantId: string; value: T }>, scope?: GenerationScope): Promise<T> {
+  return lookup(key, null, load, scope);
+}
+
+function lookup<T>(key: string, tenantId: string | null, load: () => Promise<{ tenantId: string; value: T }>, scope?: GenerationScope): Promise<T> {
   ensureListening();
+  if (!onPostgres()) return serve(key, tenantId, load, scope);
+  return catchUpWithCounters().then(() => serve(key, tenantId, load, scope));
+}
+
+function serve<T>(key: string, tenantId: string | null, load: () => Promise<{ tenantId: string; value: T }>, scope?: GenerationScope): Promise<T> {
   const now = Date.now();
   const hit = state.entries.get(key);
   if (hit && fresh(hit, now)) return hit.value as Promise<T>;
-  const entry: Entry = { epoch: state.epoch, loadedAt: now, tenantId: null, scope: scope ?? null, value: Promise.resolve() };
+  const entry: Entry = { epoch: state.epoch, loadedAt: now, tenantId, scope: scope ?? null, value: Promise.resolve() };
   entry.value = load().then(
     (loaded) => {
-      entry.tenantId = loaded.tenantId;
+      // Not in the database: read again next time.
+      if (loaded.tenantId === "") {
+        if (state.entries.get(key) === entry) state.entries.delete(key);
+      } else entry.tenantId = loaded.tenantId;
       return loaded.value;
     },
     (error) => {
@@ -177,39 +347,18 @@ export function clearCaches(): void {
   state.entries.clear();
 }
 
-/** One LISTEN connection per process on PostgreSQL; it reconnects after a failure (the TTL covers the gap). */
+/** Forgets every cached value and what the counters were: the next request reads both again. */
+function forgetAll(): void {
+  state.entries.clear();
+  state.known = null;
+  for (const counter of COUNTERS) state.heard[counter].clear();
+}
+
+/** On PostgreSQL, hears the other processes' announcements on the event bus (started here if the server did not). */
 function ensureListening() {
   if (state.listening) return;
   state.listening = true;
-  const config = databaseConfig();
-  if (config.kind !== "postgresql") return;
-  const connect = async (delay: number) => {
-    const pg = (await import("pg")).default;
-    const client = new pg.Client({ connectionString: config.url });
-    let retried = false;
-    const retry = () => {
-      if (retried) return;
-      retried = true;
-      client.end().catch(() => {});
-      // Whatever was missed while disconnected: forget everything.
-      state.entries.clear();
-      setTimeout(() => connect(Math.min(delay * 2, 5000)).catch(() => {}), delay).unref();
-    };
-    client.on("error", retry);
-    client.on("end", retry);
-    client.on("notification", (message) => {
-      if (message.channel !== CHANNEL || !message.payload) return;
-      const [tenantId, scope] = message.payload.split(":");
-      invalidateTenant(tenantId, scope === "catalog" ? scope : undefined);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      // The connection must not keep the process alive on its own.
-      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
-    } catch {
-      retry();
-    }
-  };
-  connect(100).catch(() => {});
+  if (!onPostgres()) return;
+  void startEventBus();
+  eventBus().subscribe(GENERATION_TOPIC, onAnnouncement);
 }
