@@ -229,7 +229,9 @@ export class PostgresBus implements EventBus {
     if (topic.startsWith("delta:") && isBusDelta(message)) {
       const last = this.lastDelta.get(topic);
       const earlier = last?.message as BusDelta | undefined;
-      if (last && earlier!.callIndex === message.callIndex && earlier!.attempt === message.attempt) last.message = mergeDeltas(earlier!, message);
+      // Merged only into the last message waiting, so the order of what is sent (a run's deltas, then its commit's
+      // announcement) stays the order it was published in.
+      if (last && this.pending[this.pending.length - 1] === last && earlier!.callIndex === message.callIndex && earlier!.attempt === message.attempt) last.message = mergeDeltas(earlier!, message);
       else {
         const entry = { topic, message };
         this.pending.push(entry);
@@ -253,6 +255,10 @@ export class PostgresBus implements EventBus {
 
   subscribe(topic: string, listener: BusListener): () => void {
     return this.local.subscribe(topic, listener);
+  }
+
+  subscribePrefix(prefix: string, listener: (topic: string, message: unknown | null) => void): () => void {
+    return this.local.subscribePrefix(prefix, listener);
   }
 
   /** Stops listening and sending (tests; a process's bus lives as long as the process). */
@@ -348,7 +354,7 @@ export class PostgresBus implements EventBus {
     const header = HEADER.exec(payload);
     if (!header || header[1] === this.origin) return;
     const topic = header[2].includes("\\") ? (JSON.parse(`"${header[2]}"`) as string) : header[2];
-    // Most deltas are of runs nobody here watches: not parsed.
+    // What nobody here hears is not parsed (every delta is: each process keeps the text of the calls in flight).
     if (!this.local.hasSubscribers(topic)) return;
     let parsed: unknown[];
     try {

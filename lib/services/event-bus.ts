@@ -54,9 +54,9 @@ export class LocalBus implements EventBus {
     this.emitter.emit(topic, message);
   }
 
-  /** Whether `topic` has a subscriber in this process (a transport need not decode what nobody hears). */
+  /** Whether `topic` has a subscriber in this process, by name or by prefix (a transport need not decode what nobody hears). */
   hasSubscribers(topic: string): boolean {
-    return this.topics.has(topic);
+    return this.topics.has(topic) || this.prefixes.some(({ prefix }) => topic.startsWith(prefix));
   }
 
   /** Tells every subscriber that messages may have been lost. */
