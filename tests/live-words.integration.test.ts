@@ -3,12 +3,14 @@
  * frames (no `id:` line) with the journaled events; a client joining mid-call first gets a snapshot of the text so
  * far; a stream that broke mid-answer shows as a second attempt; a run cancelled mid-stream stops at once; and
  * `POST /v1/runs` with `Accept: text/event-stream` starts a run and streams it in the same response. The scripted
- * provider streams its answer in pieces with delays (chunkSize, chunkDelayMs, breakAfterChunks).
+ * provider streams its answer in pieces with delays (chunkSize, chunkDelayMs, breakAfterChunks); a tenant's
+ * OpenAI-compatible and Anthropic providers stream from strict wire servers speaking the real formats, cut byte by byte.
  */
 import { describe, expect, it } from "vitest";
 import { call, kindgi, newTenant, type TestTenant } from "./helpers/api";
 import { journal, registerAgent, script, sleep, startRun } from "./helpers/kernel";
 import { assembledText, deltas, journaled, readSse, type SseFrame } from "./helpers/sse";
+import { startAnthropicStreamServer, startOpenAIStreamServer, type StreamServer } from "../lib/models/providers/testing/wire-servers";
 
 const openStream = async (tenant: TestTenant, runId: string, headers: Record<string, string> = {}) => {
   const response = await fetch(`${kindgi().baseUrl}/v1/runs/${runId}/stream`, { headers: { Authorization: `Bearer ${tenant.key}`, ...headers } });
@@ -140,5 +142,33 @@ describe("POST /v1/runs with Accept: text/event-stream", () => {
     const dry = await call("POST", "/v1/runs", { key: tenant.key, body: { agent: { id: agent.id }, input: { userMessage: "hi" }, options: { dryRun: true } }, headers: { Accept: "text/event-stream" } });
     expect(dry.status).toBe(200);
     expect(dry.body.dryRun).toBe(true);
+  });
+});
+
+describe("a tenant's real provider streams through the run stream", () => {
+  const cases: [string, () => Promise<StreamServer>][] = [
+    ["openai-compatible", () => startOpenAIStreamServer({ apiKey: "sk-wire-test-key", answer: { text: ANSWER, usage: { inputTokens: 11, outputTokens: 7 } }, chunking: "byte", pieceLength: 3 })],
+    ["anthropic", () => startAnthropicStreamServer({ apiKey: "sk-wire-test-key", answer: { text: ANSWER, usage: { inputTokens: 11, outputTokens: 7 } }, chunking: "byte", pieceLength: 3 })],
+  ];
+  it.each(cases)("%s: every piece of the answer, cut byte by byte on the wire, reaches the client as a delta", async (kind, start) => {
+    const wire = await start();
+    try {
+      const tenant = await newTenant(`live ${kind}`);
+      expect((await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "wire.key", value: "sk-wire-test-key" } })).status).toBe(201);
+      const provider = await call("POST", "/v1/providers", { key: tenant.key, body: { id: "wire", kind, baseUrl: wire.baseUrl, apiKeySecret: "wire.key", models: [{ name: "wire-model" }] } });
+      expect(provider.status, provider.text).toBe(201);
+      const agent = await registerAgent(tenant, { preferredProvider: "wire", preferredModel: "wire-model" });
+      const response = await fetch(`${kindgi().baseUrl}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${tenant.key}`, "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify({ agent: { id: agent.id }, input: { userMessage: "Say it." } }) });
+      expect(response.status).toBe(202);
+      const frames = await readSse(response).waitFor(ended);
+      expect(journaled(frames).map((frame) => frame.event)).toEqual(["run-created", "turn-started", "model-called", "run-completed"]);
+      expect(deltas(frames).length).toBeGreaterThan(5);
+      expect(assembledText(frames, 0)).toEqual({ attempt: 1, text: ANSWER });
+      expect(journaled(frames)[2].data.data).toMatchObject({ text: ANSWER, usage: { inputTokens: 11, outputTokens: 7 }, finishReason: "stop", attempts: 1 });
+      expect(wire.requests).toHaveLength(1);
+      expect(wire.requests[0].body).toMatchObject({ stream: true });
+    } finally {
+      await wire.close();
+    }
   });
 });
