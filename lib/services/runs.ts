@@ -417,8 +417,10 @@ export function watchRun(actor: Actor, runId: string, since: number, signal: Abo
         const run = await dbKernelStore.loadRun(runId);
         if (!run || (isTerminalStatus(run.status) && run.lastSeq <= after)) return;
         if (!caughtUp && options.deltas) {
-          // A client joining mid-call gets the text so far once: the deltas heard until now are in it.
-          journaledCalls = Math.max(journaledCalls, (await modelCallsOf(runId)) - 1);
+          // A client joining mid-call gets the text so far once: the deltas heard until now are in it. The calls
+          // journaled up to what this client has (before `since`, or sent above) have their answer; a later one
+          // not sent yet gets its snapshot first, then its model-called.
+          journaledCalls = Math.max(journaledCalls, (await modelCallsUpTo(runId, after)) - 1);
           const snapshot = liveSnapshot(runId, journaledCalls + 1);
           const markers = heard.filter((entry) => !("delta" in entry));
           heard.splice(0, heard.length, ...markers);
@@ -440,11 +442,10 @@ function announcedSeq(message: unknown): number | null {
   return Number.isInteger(seq) ? (seq as number) : null;
 }
 
-/** The model calls the run has journaled (the run row counts them). */
-async function modelCallsOf(runId: string): Promise<number> {
+/** The model calls the run has journaled up to sequence number `seq` (its model-called events). */
+async function modelCallsUpTo(runId: string, seq: number): Promise<number> {
   const db = await getDb();
-  const row = await db.run.findUnique({ where: { id: runId }, select: { modelCalls: true } });
-  return row?.modelCalls ?? 0;
+  return db.runEvent.count({ where: { runId, seq: { lte: seq }, type: "model-called" } });
 }
 
 /** The sequence number a `Last-Event-ID` (`<runId>:<seq>`) names, when it names this run. */

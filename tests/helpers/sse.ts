@@ -25,7 +25,13 @@ export function parseFrame(block: string, at: number): SseFrame | null {
     fields[name] = name === "data" && fields.data !== undefined ? `${fields.data}\n${value}` : value;
   }
   if (fields.data === undefined) return null;
-  return { ...(fields.id !== undefined && { id: fields.id }), event: fields.event ?? "message", data: JSON.parse(fields.data), at };
+  let data: unknown = fields.data;
+  try {
+    data = JSON.parse(fields.data);
+  } catch {
+    // Not JSON (an OpenAI stream's `[DONE]`): the text as it is.
+  }
+  return { ...(fields.id !== undefined && { id: fields.id }), event: fields.event ?? "message", data, at };
 }
 
 /** Starts reading `response`'s frames. */
