@@ -447,7 +447,8 @@ export function startEventBus(): Promise<void> {
     local: asLocalBus(current),
     createClient: async () => {
       const pg = (await import("pg")).default;
-      return new pg.Client({ connectionString: url }) as unknown as BusClient;
+      // Named, so that an operator finds it in pg_stat_activity.
+      return new pg.Client({ connectionString: url, application_name: "kindgi event bus" }) as unknown as BusClient;
     },
     fallbackSend: async (channel, payloads) => {
       const { getRawQuery } = await import("@/lib/db");
