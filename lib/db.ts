@@ -14,8 +14,8 @@ export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$tra
  */
 export type RawQuery = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
 
-type Database = { client: PrismaClient; raw: RawQuery };
-const cache = globalThis as unknown as { kindgiDatabase?: Promise<Database>; kindgiDb?: Promise<PrismaClient>; kindgiRaw?: Promise<RawQuery> };
+type Database = { client: PrismaClient; raw: RawQuery; side: RawQuery };
+const cache = globalThis as unknown as { kindgiDatabase?: Promise<Database>; kindgiDb?: Promise<PrismaClient>; kindgiRaw?: Promise<RawQuery>; kindgiSide?: Promise<RawQuery> };
 
 // PGlite runs one statement at a time, so a transaction may wait its turn behind others.
 const transactionOptions = { maxWait: 30_000, timeout: 30_000 };
@@ -31,6 +31,8 @@ const TIMESTAMP_OID = 1114;
  * 16 at a time took about 590 ms after 12 s idle against 360 ms after 2 s, the slowest 305–364 ms against 69–73.
  */
 const POOL_IDLE_TIMEOUT_MS = 10 * 60_000;
+/** Connections of the side pool ({@link getSideQuery}). */
+const SIDE_POOL_SIZE = 2;
 
 async function createDatabase(): Promise<Database> {
   const config = databaseConfig();
@@ -44,14 +46,20 @@ async function createDatabase(): Promise<Database> {
     const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: statementName as (query: { sql: string }) => string });
     const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : pg.types.getTypeParser(oid, format as "text")) };
     const raw: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await pool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
-    return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw };
+    // The caches' change counters (lib/services/tenant-generation.ts): one tiny statement before a cached answer and
+    // one after a write, on connections of their own so that they never queue behind a busy pool's queries.
+    const sidePool = new pg.Pool({ connectionString: config.url, max: SIDE_POOL_SIZE, idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS });
+    sidePool.on("error", (error) => console.error(`[kindgi] database connection lost: ${error.message}`));
+    const side: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await sidePool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
+    return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw, side };
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
   const { PGliteThread, prismaAdapter } = await import("@/lib/db/pglite-thread");
   // The embedded database runs on a thread of its own (lib/db/pglite-thread.ts), not on the server's.
   const pglite = new PGliteThread(config.dataDir);
-  return { client: withTransactionHooks(new PrismaClient({ adapter: prismaAdapter(pglite), transactionOptions })), raw: pgliteRawQuery(pglite) };
+  const raw = pgliteRawQuery(pglite);
+  return { client: withTransactionHooks(new PrismaClient({ adapter: prismaAdapter(pglite), transactionOptions })), raw, side: raw };
 }
 
 /**
@@ -129,7 +137,7 @@ export function statementName(query: { sql: string }): string | undefined {
 
 function database(): Promise<Database> {
   cache.kindgiDatabase ??= createDatabase().catch((error) => {
-    cache.kindgiDatabase = cache.kindgiDb = cache.kindgiRaw = undefined;
+    cache.kindgiDatabase = cache.kindgiDb = cache.kindgiRaw = cache.kindgiSide = undefined;
     throw error;
   });
   return cache.kindgiDatabase;
@@ -145,4 +153,13 @@ export function getDb(): Promise<PrismaClient> {
 export function getRawQuery(): Promise<RawQuery> {
   cache.kindgiRaw ??= database().then((db) => db.raw);
   return cache.kindgiRaw;
+}
+
+/**
+ * One small statement on PostgreSQL connections apart from the main pool (two), for statements on every request's
+ * path that must not wait for a connection behind the requests' own queries; on PGlite the same as {@link getRawQuery}.
+ */
+export function getSideQuery(): Promise<RawQuery> {
+  cache.kindgiSide ??= database().then((db) => db.side);
+  return cache.kindgiSide;
 }

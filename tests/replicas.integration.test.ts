@@ -117,7 +117,6 @@ describe.skipIf(kindgi().backend !== "postgresql")("two replicas on one PostgreS
         runs.push(started);
         await sleep(50);
       }
-      console.log(`[replicas] B's inbox stream after A's: ${lags.map((lag) => lag.toFixed(1)).join(", ")} ms`);
       expect(Math.max(...lags), `B's stream after A's: ${lags.map((lag) => lag.toFixed(1)).join(", ")} ms`).toBeLessThan(250);
 
       // Decided on B: the run resumes (on B's worker) and completes, the tool called once.

@@ -8,6 +8,7 @@ import { inspectBody, validateBody, validateParams, validateQuery } from "@/lib/
 import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/services/idempotency";
 import type { Actor } from "@/lib/services/actor";
 import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
+import { asOneRequest } from "@/lib/services/tenant-generation";
 
 
 export type HandlerContext<A> = {
@@ -29,7 +30,9 @@ type NextContext = { params: Promise<Record<string, string | string[]>> };
  * Handlers return data; they never build an error body.
  */
 export function route<O extends Operation>(operation: O, handler: (context: HandlerContext<ActorOf<O>>) => Promise<ApiResult | Response>) {
-  return async (request: Request, context: NextContext): Promise<Response> => {
+  // The cached reads of one request (its key, then what the handler reads) share one check of the caches' freshness.
+  return (request: Request, context: NextContext): Promise<Response> => asOneRequest(() => serve(request, context));
+  async function serve(request: Request, context: NextContext): Promise<Response> {
     const requestId = randomUUID();
     try {
       const actor = (await authenticate(operation, request)) as ActorOf<O>;
@@ -62,7 +65,7 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
     } catch (error) {
       return errorResponse(error, requestId);
     }
-  };
+  }
 }
 
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -202,6 +202,8 @@ export class PostgresBus implements EventBus {
   private readonly log: (line: string) => void;
   private client: BusClient | null = null;
   private connectedOnce = false;
+  /** The listening connection was lost and is not back yet (logged once). */
+  private outage = false;
   private closed = false;
   private retryDelay = RECONNECT_FIRST_MS;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -391,7 +393,9 @@ export class PostgresBus implements EventBus {
       if (this.client === client) this.client = null;
       client.end().catch(() => {});
       if (this.closed) return;
-      if (this.connectedOnce) this.log(`the event bus's listening connection was lost${error ? ` (${error.message})` : ""}; reconnecting`);
+      // Once per outage: the first loss of a connection that was listening.
+      if (this.connectedOnce && !this.outage) this.log(`the event bus's listening connection was lost${error ? ` (${error.message})` : ""}; reconnecting`);
+      if (this.connectedOnce) this.outage = true;
       this.reconnectLater();
     };
     client.on("error", onDown);
@@ -418,7 +422,11 @@ export class PostgresBus implements EventBus {
     this.connectedOnce = true;
     this.markReady();
     // Listening again: whatever was published while it was down may not have been heard.
-    if (reconnected) this.local.deliverLoss();
+    if (reconnected) {
+      if (this.outage) this.log("the event bus listens again; its subscribers catch up from the database");
+      this.outage = false;
+      this.local.deliverLoss();
+    }
     if (this.pending.length) this.schedule();
   }
 }
@@ -445,7 +453,8 @@ export function startEventBus(): Promise<void> {
     local: asLocalBus(current),
     createClient: async () => {
       const pg = (await import("pg")).default;
-      return new pg.Client({ connectionString: url }) as unknown as BusClient;
+      // Named, so that an operator finds it in pg_stat_activity.
+      return new pg.Client({ connectionString: url, application_name: "kindgi event bus" }) as unknown as BusClient;
     },
     fallbackSend: async (channel, payloads) => {
       const { getRawQuery } = await import("@/lib/db");

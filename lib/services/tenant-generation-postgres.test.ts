@@ -8,7 +8,7 @@ vi.mock("@/lib/db/config", () => ({ databaseConfig: () => ({ kind: "postgresql",
 vi.mock("@/lib/services/event-bus-postgres", () => ({ startEventBus: async () => {} }));
 vi.mock("@/lib/db", () => ({
   afterTransaction: (_tx: unknown, fn: () => unknown) => void fn(),
-  getRawQuery: async () => async (sql: string, params: unknown[]) => {
+  getSideQuery: async () => async (sql: string, params: unknown[]) => {
     if (sql.includes("generation read")) {
       database.reads += 1;
       return [{ access: String(database.access), catalog: String(database.catalog) }];

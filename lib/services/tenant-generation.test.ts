@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CACHE_TTL_MS, bumpGeneration, cached, cachedFor, clearCaches, createAnnouncer, invalidateTenant } from "@/lib/services/tenant-generation";
+import { CACHE_TTL_MS, bumpGeneration, cached, cachedFor, clearCaches, createAnnouncer, createSharedRead, invalidateTenant } from "@/lib/services/tenant-generation";
 import type { DbTx } from "@/lib/db";
 
 const counter = () => {
@@ -137,5 +137,62 @@ describe("telling the other servers of a bump", () => {
     await Promise.all(burst);
     expect(sentAt.map((call) => call.payloads)).toEqual([["t1"], ["t2", "t3"]]);
     expect(sentAt[1].at - sentAt[0].at).toBeGreaterThanOrEqual(195);
+  });
+});
+
+describe("a read shared by concurrent callers", () => {
+  /** A `load` whose calls stay on their way until released, in order; each answers its own number. */
+  const gatedLoad = () => {
+    let calls = 0;
+    const gates: (() => void)[] = [];
+    const load = () => {
+      const call = ++calls;
+      return new Promise<number>((resolve) => gates.push(() => resolve(call)));
+    };
+    return { load, calls: () => calls, release: () => gates.shift()?.() };
+  };
+
+  it("answers each caller with a call started after it came: one on its way for those before, the next for all who came meanwhile", async () => {
+    const { load, calls, release } = gatedLoad();
+    const read = createSharedRead(load);
+    const first = read(performance.now());
+    expect(calls()).toBe(1);
+    const second = read(performance.now());
+    const third = read(performance.now());
+    // They came after the first call started: they wait for the next, one call for both.
+    expect(calls()).toBe(1);
+    release();
+    expect(await first).toBe(1);
+    await vi.waitFor(() => expect(calls()).toBe(2));
+    release();
+    expect([await second, await third]).toEqual([2, 2]);
+  });
+
+  it("answers a caller whose request came before the last call started with that call's result, without a new one", async () => {
+    const { load, calls, release } = gatedLoad();
+    const read = createSharedRead(load);
+    const arrived = performance.now();
+    const first = read(arrived);
+    release();
+    await first;
+    expect(await read(arrived)).toBe(1);
+    expect(calls()).toBe(1);
+    // A caller that came after it: a new call.
+    const later = read(performance.now());
+    expect(calls()).toBe(2);
+    release();
+    expect(await later).toBe(2);
+  });
+
+  it("does not reuse a call that failed", async () => {
+    let fail = true;
+    const read = createSharedRead(async () => {
+      if (fail) throw new Error("connection refused");
+      return "ok";
+    });
+    const arrived = performance.now();
+    await expect(read(arrived)).rejects.toThrow("connection refused");
+    fail = false;
+    expect(await read(arrived)).toBe("ok");
   });
 });

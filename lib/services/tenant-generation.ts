@@ -26,9 +26,10 @@
  *   database does not have (an unknown API key) is never kept.
  * On the embedded database (PGlite) the process is the only one: its own invalidations are all there is.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { hash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
-import { afterTransaction, getRawQuery, type DbTx } from "@/lib/db";
+import { afterTransaction, getSideQuery, type DbTx } from "@/lib/db";
 import { eventBus } from "@/lib/services/event-bus";
 import { startEventBus } from "@/lib/services/event-bus-postgres";
 
@@ -150,39 +151,63 @@ export function createAnnouncer(send: (payloads: string[]) => Promise<void>, onE
 }
 
 /**
- * `read()` answers with the result of a call of `load` started after it was called: at once when none is on its way,
- * else together with every caller who came meanwhile, once the call on its way has returned (one at a time).
+ * `read(since)` answers with the result of a call of `load` started at or after `since` (a `performance.now()` time):
+ * the last one when it was, else a new one at once when none is on its way, else the one that starts, for every caller
+ * who came meanwhile, once the call on its way has returned (one at a time). A failed call is not reused.
  */
-export function createSharedRead<T>(load: () => Promise<T>): () => Promise<T> {
+export function createSharedRead<T>(load: () => Promise<T>): (since: number) => Promise<T> {
+  let latest: { startedAt: number; promise: Promise<T> } | null = null;
   let onItsWay = false;
   let next: { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } | null = null;
-  const start = (settle: { resolve: (value: T) => void; reject: (error: unknown) => void }) => {
+  const start = (): Promise<T> => {
     onItsWay = true;
-    load()
-      .then(settle.resolve, settle.reject)
+    const started = { startedAt: performance.now(), promise: load() };
+    latest = started;
+    started.promise
+      .catch(() => {
+        if (latest === started) latest = null;
+      })
       .finally(() => {
         onItsWay = false;
         if (next) {
           const waiting = next;
           next = null;
-          start(waiting);
+          start().then(waiting.resolve, waiting.reject);
         }
       });
+    return started.promise;
   };
-  return () => {
-    let resolve!: (value: T) => void;
-    let reject!: (error: unknown) => void;
-    if (!onItsWay) {
-      const promise = new Promise<T>((ok, fail) => ((resolve = ok), (reject = fail)));
-      start({ resolve, reject });
-      return promise;
-    }
+  return (since) => {
+    if (latest && latest.startedAt >= since) return latest.promise;
+    if (!onItsWay) return start();
     if (!next) {
+      let resolve!: (value: T) => void;
+      let reject!: (error: unknown) => void;
       const promise = new Promise<T>((ok, fail) => ((resolve = ok), (reject = fail)));
       next = { promise, resolve, reject };
     }
     return next.promise;
   };
+}
+
+/** When the request being served arrived ({@link asOneRequest}), for the cached reads made while serving it. */
+const requestClock: AsyncLocalStorage<number> = ((globalThis as { [key: symbol]: AsyncLocalStorage<number> | undefined })[Symbol.for("kindgi.request-clock")] ??= new AsyncLocalStorage<number>());
+/** How long after its request arrived a cached read still takes a reading of the counters sent since the arrival. */
+const REQUEST_SHARE_MS = 100;
+
+/**
+ * Runs `fn` as the serving of a request that arrived now (the API's route wrapper): the cached reads it makes (the
+ * caller's key, then what the handler reads) may share one reading of the change counters sent after that moment.
+ */
+export function asOneRequest<T>(fn: () => T): T {
+  return requestClock.run(performance.now(), fn);
+}
+
+/** The earliest moment a reading of the counters may have been sent for the caller: its request's arrival, else now. */
+function readingSince(): number {
+  const now = performance.now();
+  const arrived = requestClock.getStore();
+  return arrived === undefined ? now : Math.max(arrived, now - REQUEST_SHARE_MS);
 }
 
 const COUNTER_SEQUENCES: Record<Counter, string> = { access: "kindgi_access_changes", catalog: "kindgi_catalog_changes" };
@@ -194,8 +219,8 @@ const counterAdvance = createAnnouncer(
   async (payloads) => {
     const access = payloads.some((payload) => !payload.endsWith(":catalog"));
     const catalog = payloads.some((payload) => payload.endsWith(":catalog"));
-    const raw = await getRawQuery();
-    const [row] = await raw<{ access: string | number | null; catalog: string | number | null }>(ADVANCE_SQL, [access, catalog]);
+    const query = await getSideQuery();
+    const [row] = await query<{ access: string | number | null; catalog: string | number | null }>(ADVANCE_SQL, [access, catalog]);
     const announcement: { tenants: string[]; access?: number; catalog?: number } = { tenants: payloads };
     for (const counter of COUNTERS) {
       if (row?.[counter] === null || row?.[counter] === undefined) continue;
@@ -241,8 +266,8 @@ function onAnnouncement(message: unknown): void {
 }
 
 const readCounters = createSharedRead(async (): Promise<Counters> => {
-  const raw = await getRawQuery();
-  const [row] = await raw<{ access: string | number; catalog: string | number }>(READ_SQL, []);
+  const query = await getSideQuery();
+  const [row] = await query<{ access: string | number; catalog: string | number }>(READ_SQL, []);
   return { access: Number(row.access), catalog: Number(row.catalog) };
 });
 
@@ -251,7 +276,7 @@ const readCounters = createSharedRead(async (): Promise<Counters> => {
  * invalidated, or else everything of its kind invalidated).
  */
 async function catchUpWithCounters(): Promise<void> {
-  const counters = await readCounters();
+  const counters = await readCounters(readingSince());
   if (!state.known) {
     // The first read (or the first after a loss, with nothing cached): every value is loaded after it.
     state.known = { ...counters };
