@@ -2,8 +2,12 @@
  * What the benchmark scripts share: the local PostgreSQL default, the tool manifest they register, HTTP helpers,
  * percentiles, plain-text tables, and cleanup on exit.
  */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { buildIsStale } from "../scripts/build-state.mjs";
 
 export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -170,4 +174,19 @@ export async function runAlternatingBlocks(rows: BlockRow[], options: { rounds: 
       row.micros.push(((performance.now() - started) * 1000) / options.block);
     }
   }
+}
+
+/**
+ * Builds the product (`next build` in `root`) when its sources are newer than the build, as `npm start` does; with
+ * `skipBuild`, only checks that there is a build. Throws with the build's output when it fails.
+ */
+export function ensureFreshBuild(root: string, skipBuild: boolean): void {
+  if (skipBuild) {
+    if (!fs.existsSync(path.join(root, ".next/BUILD_ID"))) throw new Error("--skip-build, but there is no build: run without it");
+    return;
+  }
+  if (!buildIsStale(root)) return;
+  console.log("building (next build)…");
+  const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
 }

@@ -17,7 +17,6 @@
  * The page is Debian's Chromium (/usr/bin/chromium, or $KINDGI_CHROMIUM) headless at 1366×900, signed in as the
  * admin the first start printed. Output: a table (ms), then one JSON line. Exits 1 with a message on failure.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -25,9 +24,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium, request as playwrightRequest, type Browser, type Page } from "playwright-core";
-import { buildIsStale } from "../scripts/build-state.mjs";
 import { freshPostgresDatabase, root, startServer, type RunningServer } from "../tests/helpers/server";
-import { cleanupOnExit, DEFAULT_PG_URL, integerFlag, percentile, postJson, REQUEST_TIMEOUT_MS, type Cleanup } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, integerFlag, percentile, postJson, REQUEST_TIMEOUT_MS, type Cleanup } from "./common";
 import { instrumentInbox, waitForMark } from "./inbox-page";
 
 type Backend = "pglite" | "postgresql";
@@ -311,13 +309,7 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const { cleanups, release } = cleanupOnExit("stopping the bench servers", () => undefined);
   try {
-    if (options.skipBuild) {
-      if (!fs.existsSync(path.join(root, ".next/BUILD_ID"))) throw new Error("--skip-build, but there is no build: run without it");
-    } else if (buildIsStale(root)) {
-      console.log("building (next build)…");
-      const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8" });
-      if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
-    }
+    ensureFreshBuild(root, options.skipBuild);
     const browser = await chromium.launch({ executablePath: process.env.KINDGI_CHROMIUM ?? "/usr/bin/chromium", args: CHROMIUM_ARGS });
     cleanups.push({ label: "browser", fn: once(() => browser.close()) });
     const results: BackendResult[] = [];

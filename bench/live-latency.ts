@@ -18,17 +18,13 @@
  * A fresh database is made and dropped at the end. Output: a table (ms), the targets, then one JSON line. Exits 1 with
  * a message on failure.
  */
-import { spawnSync } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
-import fs from "node:fs";
-import { buildIsStale } from "../scripts/build-state.mjs";
 import { root } from "../tests/helpers/server";
 import { startReplicas, type Replicas } from "../tests/helpers/replicas";
 import { readSse, type SseFrame, type SseReader } from "../tests/helpers/sse";
-import { cleanupOnExit, DEFAULT_PG_URL, figureBesideVerdict, integerFlag, percentile, textTable } from "./common";
+import { cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, figureBesideVerdict, integerFlag, percentile, textTable } from "./common";
 
 type Options = { samples: number; warmup: number; skipBuild: boolean };
 const USAGE = "usage: npm run bench:live -- [--samples N] [--warmup N] [--skip-build]";
@@ -141,13 +137,7 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const { cleanups, release } = cleanupOnExit("stopping the bench servers", () => undefined);
   try {
-    if (options.skipBuild) {
-      if (!fs.existsSync(path.join(root, ".next/BUILD_ID"))) throw new Error("--skip-build, but there is no build: run without it");
-    } else if (buildIsStale(root)) {
-      console.log("building (next build)…");
-      const build = spawnSync(process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "build"], { cwd: root, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, encoding: "utf8" });
-      if (build.status !== 0) throw new Error(`next build failed:\n${build.stdout}\n${build.stderr}`);
-    }
+    ensureFreshBuild(root, options.skipBuild);
     process.env.KINDGI_TEST_DATABASE_URL = pgUrl();
     console.log(`two replicas on PostgreSQL (${new URL(pgUrl()).host}, fresh database)…`);
     const replicas: Replicas = await startReplicas();
@@ -200,9 +190,9 @@ async function main(): Promise<void> {
       await reader.ended;
       return latency;
     };
-    const measureOnA = async () => {
-      const response = await fetch(`${A}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify({ agent: { id: talker.id }, input: { userMessage: "Hello?" } }) });
-      const reader = readSse(response);
+    /** Opens a run-stream client (the run starting meanwhile), then lets the wire server answer once it is connected. */
+    const measureRunStream = async (open: () => Promise<SseReader>) => {
+      const reader = await open();
       const held = await wire.next();
       await hasRunCreated(reader);
       held.release();
@@ -210,16 +200,13 @@ async function main(): Promise<void> {
       await reader.ended;
       return latency;
     };
-    const measureOnB = async () => {
-      const started = await api(A, key, "POST", "/v1/runs", { agent: { id: talker.id }, input: { userMessage: "Hello?" }, options: { wait: false } });
-      const reader = readSse(await fetch(`${B}/v1/runs/${started.id}/stream`, { headers: { Authorization: `Bearer ${key}` } }));
-      const held = await wire.next();
-      await hasRunCreated(reader);
-      held.release();
-      const latency = (await firstDelta(reader)) - (await held.firstWriteAt);
-      await reader.ended;
-      return latency;
-    };
+    const measureOnA = () =>
+      measureRunStream(async () => readSse(await fetch(`${A}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify({ agent: { id: talker.id }, input: { userMessage: "Hello?" } }) })));
+    const measureOnB = () =>
+      measureRunStream(async () => {
+        const started = await api(A, key, "POST", "/v1/runs", { agent: { id: talker.id }, input: { userMessage: "Hello?" }, options: { wait: false } });
+        return readSse(await fetch(`${B}/v1/runs/${started.id}/stream`, { headers: { Authorization: `Bearer ${key}` } }));
+      });
 
     const inboxA = readSse(await fetch(`${A}/v1/approvals/stream`, { headers: { Authorization: `Bearer ${key}` } }));
     const inboxB = readSse(await fetch(`${B}/v1/approvals/stream`, { headers: { Authorization: `Bearer ${key}` } }));

@@ -15,6 +15,8 @@ import pg from "pg";
 import { DEFAULT_PG_URL, integerFlag, percentile } from "./common";
 import { freshPostgresDatabase } from "../tests/helpers/server";
 import { startReplicas } from "../tests/helpers/replicas";
+import type { RunningServer } from "../tests/helpers/server";
+import { readSse, type SseFrame } from "../tests/helpers/sse";
 import { sendJson, startRecordingServer } from "../lib/tools/invokers/testing/recording-server";
 import { PostgresBus, type BusClient } from "../lib/services/event-bus-postgres";
 
@@ -61,37 +63,6 @@ async function busCrossing() {
   }
 }
 
-type StreamEvent = { event: string; runId: string; at: number };
-
-async function openStream(url: string, key: string, events: StreamEvent[]) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal });
-  if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
-  const reading = (async () => {
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (chunk.done) return;
-      const at = performance.now();
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event && data) events.push({ event, runId: JSON.parse(data).approval.runId, at });
-      }
-    }
-  })();
-  return async () => {
-    controller.abort();
-    await reading;
-  };
-}
-
 async function approvalInbox() {
   process.env.KINDGI_TEST_DATABASE_URL = baseUrl;
   const [replicas, receiver] = await Promise.all([startReplicas(), startRecordingServer((_request, response) => sendJson(response, 200, { ok: true }))]);
@@ -114,16 +85,18 @@ async function approvalInbox() {
       spec: { kind: "http", method: "POST", urlTemplate: `${receiver.origin}/pay`, requestBody: { kind: "json-input" } },
     });
     await json(replicas.a.baseUrl, "POST", "/v1/agents", key, { id: "bench.payer", version: "1.0.0", name: "Payer", instructions: "Pay.", capabilities: [{ kind: "llm-inference" }], tools: [{ id: toolId, version: "^1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted", projectId });
-    const onA: StreamEvent[] = [];
-    const onB: StreamEvent[] = [];
-    closers.push(await openStream(`${replicas.a.baseUrl}/v1/approvals/stream`, key, onA), await openStream(`${replicas.b.baseUrl}/v1/approvals/stream`, key, onB));
+    const inbox = (server: RunningServer) => fetch(`${server.baseUrl}/v1/approvals/stream`, { headers: { Authorization: `Bearer ${key}` } }).then(readSse);
+    const [streamA, streamB] = await Promise.all([inbox(replicas.a), inbox(replicas.b)]);
+    closers.push(async () => (streamA.close(), streamB.close()));
+    const onA = streamA.frames;
+    const onB = streamB.frames;
     const afterA: number[] = [];
     const afterAnswer: number[] = [];
     for (let i = 0; i < warmup + approvals; i++) {
       const started = await json(replicas.a.baseUrl, "POST", "/v1/runs", key, { agent: { id: "bench.payer" }, input: { userMessage: JSON.stringify({ script: [{ toolCalls: [{ name: toolId, arguments: { n: i } }] }, { text: "paid" }] }) } });
       const answered = performance.now();
       if (started.status !== "suspended") throw new Error(`run ${started.id} is ${started.status}, not suspended`);
-      const mine = (event: StreamEvent) => event.event === "approval.requested" && event.runId === started.id;
+      const mine = (event: SseFrame) => event.event === "approval.requested" && event.data.approval.runId === started.id;
       const deadline = performance.now() + 10_000;
       while (!onA.some(mine) || !onB.some(mine)) {
         if (performance.now() > deadline) throw new Error(`approval of run ${started.id} did not reach both streams in 10 s`);

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, type TestTenant } from "./helpers/api";
+import { call, tenantOn, type TestTenant } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
 import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
@@ -39,9 +39,7 @@ beforeAll(async () => {
   });
   if (process.env.KINDGI_TEST_DATABASE_URL) database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL);
   server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") } });
-  const created = await call("POST", "/v1/tenants", { key: operatorToken, body: { name: "call order" }, baseUrl: server.baseUrl });
-  expect(created.status, created.text).toBe(201);
-  tenant = { tenantId: created.body.tenant.id, projectId: created.body.project.id, key: created.body.apiKey.key, adminUserId: created.body.admin.id };
+  tenant = await tenantOn(server.baseUrl, operatorToken, "call order");
 }, 180_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  * each mutating call executed once per idempotency key by the receiving system.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, kindgi, type TestTenant } from "./helpers/api";
+import { call, kindgi, tenantOn, type TestTenant } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
 import { startReplicas, type Replicas } from "./helpers/replicas";
 import { waitForProcessGroupExit } from "./helpers/server";
@@ -40,9 +40,7 @@ describe.skipIf(kindgi().backend !== "postgresql")("runs across two replicas", (
         sendJson(response, 200, answers.get(key));
       }),
     ]);
-    const created = await call("POST", "/v1/tenants", { key: replicas.operatorToken, body: { name: "replica runs" }, baseUrl: replicas.a.baseUrl });
-    expect(created.status, created.text).toBe(201);
-    tenant = { tenantId: created.body.tenant.id, projectId: created.body.project.id, key: created.body.apiKey.key, adminUserId: created.body.admin.id };
+    tenant = await tenantOn(replicas.a.baseUrl, replicas.operatorToken, "replica runs");
   }, 180_000);
   afterAll(async () => {
     await replicas?.stop();

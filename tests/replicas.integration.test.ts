@@ -6,52 +6,24 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, kindgi, toolManifest, type ApiResponse, type TestTenant } from "./helpers/api";
+import { call, kindgi, tenantOn, toolManifest, type ApiResponse, type TestTenant } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
 import { startReplicas, type Replicas } from "./helpers/replicas";
+import { readSse, type SseFrame } from "./helpers/sse";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
-type StreamEvent = { id: string; event: string; data: any; at: number };
-
-/** Reads a server-sent event stream in the background: every event with the time it arrived (performance.now()). */
+/** An inbox stream read in the background (tests/helpers/sse.ts), with the first frame `match` accepts. */
 async function openStream(url: string, key: string) {
-  const controller = new AbortController();
-  const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, signal: controller.signal });
-  expect(response.status).toBe(200);
-  const events: StreamEvent[] = [];
-  const reading = (async () => {
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-      if (chunk.done) return;
-      const at = performance.now();
-      buffer += decoder.decode(chunk.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(block.split("\n").filter((line) => !line.startsWith(":") && line.includes(": ")).map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]));
-        if (fields.data && fields.event) events.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data), at });
-      }
-    }
-  })();
+  const reader = readSse(await fetch(url, { headers: { Authorization: `Bearer ${key}` } }));
+  expect(reader.response.status).toBe(200);
   return {
-    events,
-    /** The first event that `match` accepts, waiting for it up to `timeoutMs`. */
-    async next(match: (event: StreamEvent) => boolean, timeoutMs = 10_000): Promise<StreamEvent> {
-      const deadline = performance.now() + timeoutMs;
-      for (;;) {
-        const found = events.find(match);
-        if (found) return found;
-        if (performance.now() > deadline) throw new Error(`no such event on ${url} (${JSON.stringify(events.map((event) => event.event))})`);
-        await sleep(2);
-      }
+    events: reader.frames,
+    async next(match: (event: SseFrame) => boolean, timeoutMs = 10_000): Promise<SseFrame> {
+      return (await reader.waitFor((frames) => frames.some(match), timeoutMs)).find(match)!;
     },
     async close() {
-      controller.abort();
-      await reading;
+      reader.close();
+      await reader.ended;
     },
   };
 }
@@ -65,9 +37,7 @@ describe.skipIf(kindgi().backend !== "postgresql")("two replicas on one PostgreS
 
   beforeAll(async () => {
     [replicas, receiver] = await Promise.all([startReplicas(), startRecordingServer((request, response) => sendJson(response, 200, { ok: true }))]);
-    const created = await call("POST", "/v1/tenants", { key: replicas.operatorToken, body: { name: "replicas" }, baseUrl: replicas.a.baseUrl });
-    expect(created.status, created.text).toBe(201);
-    tenant = { tenantId: created.body.tenant.id, projectId: created.body.project.id, key: created.body.apiKey.key, adminUserId: created.body.admin.id };
+    tenant = await tenantOn(replicas.a.baseUrl, replicas.operatorToken, "replicas");
   }, 180_000);
   afterAll(async () => {
     await replicas?.stop();
@@ -108,7 +78,7 @@ describe.skipIf(kindgi().backend !== "postgresql")("two replicas on one PostgreS
         const started = await onA("POST", "/v1/runs", { agent: { id: agent.id }, input: { userMessage: script({ toolCalls: [{ name: tool.id, arguments: { word: `round-${round}` } }] }, { text: "paid" }) } });
         expect(started.body.status, started.text).toBe("suspended");
         const answered = performance.now();
-        const mine = (event: StreamEvent) => event.event === "approval.requested" && event.data.approval.runId === started.body.id;
+        const mine = (event: SseFrame) => event.event === "approval.requested" && event.data.approval.runId === started.body.id;
         const heardOnB = await streamB.next(mine);
         const heardOnA = await streamA.next(mine);
         // B hears of it about when A (which wrote it) does, and well under a second after the run was started.

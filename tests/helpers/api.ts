@@ -27,8 +27,13 @@ export async function call<T = any>(method: string, path: string, options: { key
 export type TestTenant = { tenantId: string; projectId: string; key: string; adminUserId: string };
 
 /** A tenant of the test's own, created through the operator route. */
-export async function newTenant(name = "test tenant"): Promise<TestTenant> {
-  const response = await call("POST", "/v1/tenants", { key: kindgi().operatorToken, body: { name } });
+export function newTenant(name = "test tenant"): Promise<TestTenant> {
+  return tenantOn(kindgi().baseUrl, kindgi().operatorToken, name);
+}
+
+/** A tenant created through the operator route of the server at `baseUrl` (a server of the test's own). */
+export async function tenantOn(baseUrl: string, operatorToken: string, name: string): Promise<TestTenant> {
+  const response = await call("POST", "/v1/tenants", { key: operatorToken, body: { name }, baseUrl });
   if (response.status !== 201) throw new Error(`tenant creation failed: ${response.status} ${response.text}`);
   return { tenantId: response.body.tenant.id, projectId: response.body.project.id, key: response.body.apiKey.key, adminUserId: response.body.admin.id };
 }
