@@ -11,11 +11,13 @@ import type { RunDelta } from "@/lib/kernel/types";
 export type LiveDelta = RunDelta & { snapshot?: true };
 
 type ToolCallSoFar = { index: number; id?: string; name?: string; arguments: string };
-type InFlight = { callIndex: number; attempt: number; text: string; toolCalls: Map<number, ToolCallSoFar>; touchedAt: number };
+type InFlight = { callIndex: number; attempt: number; text: string; toolCalls: Map<number, ToolCallSoFar>; touchedAt: number; size: number };
 
 /** How long a call's text is kept after its last delta (a call that ended, or whose worker died). */
 const KEEP_MS = 120_000;
 const MAX_RUNS = 2_000;
+/** The most characters kept of one call (text and arguments); past it the call has no snapshot (its answer will come). */
+const MAX_CALL_CHARS = 1_000_000;
 
 type State = { calls: Map<string, InFlight>; tracking: boolean };
 const state: State = ((globalThis as { [key: symbol]: State | undefined })[Symbol.for("kindgi.live-deltas")] ??= { calls: new Map(), tracking: false });
@@ -48,7 +50,7 @@ function remember(runId: string, delta: RunDelta): void {
   let call = state.calls.get(runId);
   if (!call || delta.callIndex > call.callIndex || (delta.callIndex === call.callIndex && delta.attempt > call.attempt)) {
     // A new call, or the call started over: what an earlier attempt wrote is void.
-    call = { callIndex: delta.callIndex, attempt: delta.attempt, text: "", toolCalls: new Map(), touchedAt: now };
+    call = { callIndex: delta.callIndex, attempt: delta.attempt, text: "", toolCalls: new Map(), touchedAt: now, size: 0 };
     state.calls.delete(runId);
     state.calls.set(runId, call);
     if (state.calls.size > MAX_RUNS) sweep(now);
@@ -56,6 +58,12 @@ function remember(runId: string, delta: RunDelta): void {
     return;
   }
   call.touchedAt = now;
+  call.size += (delta.text?.length ?? 0) + (delta.toolCalls ?? []).reduce((sum, piece) => sum + piece.argumentsDelta.length, 0);
+  if (call.size > MAX_CALL_CHARS) {
+    call.text = "";
+    call.toolCalls.clear();
+    return;
+  }
   if (delta.text) call.text += delta.text;
   for (const piece of delta.toolCalls ?? []) {
     const known = call.toolCalls.get(piece.index) ?? { index: piece.index, arguments: "" };
@@ -79,7 +87,7 @@ function sweep(now: number): void {
  */
 export function liveSnapshot(runId: string, fromCallIndex: number): LiveDelta | null {
   const call = state.calls.get(runId);
-  if (!call || call.callIndex < fromCallIndex || Date.now() - call.touchedAt > KEEP_MS) return null;
+  if (!call || call.callIndex < fromCallIndex || call.size > MAX_CALL_CHARS || Date.now() - call.touchedAt > KEEP_MS) return null;
   const toolCalls = [...call.toolCalls.values()].sort((a, b) => a.index - b.index).map(({ index, id, name, arguments: args }) => ({ index, ...(id !== undefined && { id }), ...(name !== undefined && { name }), argumentsDelta: args }));
   return { callIndex: call.callIndex, attempt: call.attempt, snapshot: true, ...(call.text !== "" && { text: call.text }), ...(toolCalls.length > 0 && { toolCalls }) };
 }
