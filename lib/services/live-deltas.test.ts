@@ -32,4 +32,13 @@ describe("the snapshot of a model call in flight", () => {
     expect(liveSnapshot(runId, 3)).toBeNull();
     expect(liveSnapshot(randomUUID(), 0)).toBeNull();
   });
+
+  it("is none for a call whose words outgrew what a process keeps (its journaled answer will come)", () => {
+    trackDeltas();
+    const runId = randomUUID();
+    publishDelta(runId, { callIndex: 0, attempt: 1, text: "x".repeat(600_000) });
+    expect(liveSnapshot(runId, 0)?.text).toHaveLength(600_000);
+    publishDelta(runId, { callIndex: 0, attempt: 1, text: "y".repeat(600_000) });
+    expect(liveSnapshot(runId, 0)).toBeNull();
+  });
 });
