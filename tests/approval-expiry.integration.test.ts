@@ -4,39 +4,28 @@
  * KINDGI_APPROVAL_EXPIRED=reject), and the turn continues; an agent that chose `fail` (PATCH /v1/agents/{agentId})
  * fails its turn instead; a paused call whose wait passes fails.
  */
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, expectError } from "./helpers/api";
+import { call, expectError, tenantOn } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
-import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+import { startOwnServer, type OwnServer, type RunningServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
-const operatorToken = newOperatorToken();
+let own: OwnServer;
 let server: RunningServer;
-let database: { url: string; drop: () => Promise<void> } | null = null;
-let folder: string;
 let receiver: RecordingServer;
 let tenant: { key: string; projectId: string };
 
 beforeAll(async () => {
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-expiry-"));
-  fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
   receiver = await startRecordingServer((request, response) => sendJson(response, 200, { ok: true }));
-  if (process.env.KINDGI_TEST_DATABASE_URL) database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL);
-  server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_APPROVAL_TTL_MS: "1500", KINDGI_APPROVAL_SWEEP_MS: "200" } });
-  const created = await call("POST", "/v1/tenants", { key: operatorToken, body: { name: "expiry" }, baseUrl: server.baseUrl });
-  tenant = { key: created.body.apiKey.key, projectId: created.body.project.id };
+  own = await startOwnServer({ KINDGI_APPROVAL_TTL_MS: "1500", KINDGI_APPROVAL_SWEEP_MS: "200" });
+  server = own.server;
+  tenant = await tenantOn(server.baseUrl, own.operatorToken, "expiry");
 }, 180_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await own?.stop();
   await receiver?.close();
-  await database?.drop();
-  if (server?.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
-  if (folder) fs.rmSync(folder, { recursive: true, force: true });
 });
 
 const api = (method: string, urlPath: string, body?: unknown) => call(method, urlPath, { key: tenant.key, body, baseUrl: server.baseUrl });
@@ -128,7 +117,7 @@ describe("expiry", () => {
       mutating: false,
       pauses: true,
       network: { kind: "allowlist", hosts: [receiver.hostPort] },
-      codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "pauser.mjs") },
+      codeArtifactRef: { kind: "filesystem", modulePath: path.join(own.handlers, "pauser.mjs") },
     });
     await register("agents", { id: "acme.asker", version: "1.0.0", name: "Asker", instructions: "Ask.", capabilities: [{}], tools: [{ id: "acme.ask", version: "1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted" });
     const started = await api("POST", "/v1/runs", { agent: { id: "acme.asker" }, input: { userMessage: script({ toolCalls: [{ name: "acme.ask", arguments: { notify: `${receiver.origin}/notify`, timeoutMs: 1000 } }] }, { text: "never" }) } });

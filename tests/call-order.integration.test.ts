@@ -6,20 +6,15 @@
  * arrival, and when the waiting call's answer was sent), never from the run's journal. On a server of this file's own
  * (pack handlers need NODE_ENV=test).
  */
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, tenantOn, type TestTenant } from "./helpers/api";
 import { script, sleep } from "./helpers/kernel";
-import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+import { startOwnServer, type OwnServer, type RunningServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
-const operatorToken = newOperatorToken();
+let own: OwnServer;
 let server: RunningServer;
-let database: { url: string; drop: () => Promise<void> } | null = null;
-let folder: string;
 let recorder: RecordingServer;
 let tenant: TestTenant;
 
@@ -28,8 +23,6 @@ type Seen = { path: string; body: any; arrivedAt: number; answeredAt: number };
 const seen: Seen[] = [];
 
 beforeAll(async () => {
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-order-"));
-  fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
   recorder = await startRecordingServer(async (request, response) => {
     const arrivedAt = performance.now();
     // Each call takes a while, so a call started too early overlaps the one before it on this clock.
@@ -37,17 +30,14 @@ beforeAll(async () => {
     sendJson(response, 200, { ok: true });
     seen.push({ path: request.url, body: request.body ? JSON.parse(request.body) : null, arrivedAt, answeredAt: performance.now() });
   });
-  if (process.env.KINDGI_TEST_DATABASE_URL) database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL);
-  server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") } });
-  tenant = await tenantOn(server.baseUrl, operatorToken, "call order");
+  own = await startOwnServer();
+  server = own.server;
+  tenant = await tenantOn(server.baseUrl, own.operatorToken, "call order");
 }, 180_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await own?.stop();
   await recorder?.close();
-  await database?.drop();
-  if (server?.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
-  if (folder) fs.rmSync(folder, { recursive: true, force: true });
 });
 
 const api = (method: string, urlPath: string, body?: unknown, key = tenant.key) => call(method, urlPath, { key, body, baseUrl: server.baseUrl });
@@ -82,7 +72,7 @@ const pausingTool = () =>
     mutating: false,
     pauses: true,
     network: { kind: "allowlist", hosts: [recorder.hostPort] },
-    codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "pauser.mjs") },
+    codeArtifactRef: { kind: "filesystem", modulePath: path.join(own.handlers, "pauser.mjs") },
   });
 
 async function agent(toolIds: string[]): Promise<{ id: string; version: string }> {

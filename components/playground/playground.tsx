@@ -511,8 +511,9 @@ function RunEventsPanel({ runId }: { runId: string }) {
         {!stream.done && !stream.error ? (
           writing ? (
             <li className="flex items-center gap-2 rounded-md border border-indigo-200 bg-indigo-50/40 px-2 py-1 text-xs text-indigo-900 dark:border-indigo-900 dark:bg-indigo-950/30 dark:text-indigo-100" data-testid="live-model-call-summary">
-              <Spinner /> Model call {writing.callIndex + 1} is being written: {writing.text.length} characters so far
-              {writing.toolCalls.length ? `, asking for ${writing.toolCalls.map((call) => call.name ?? "a tool").join(", ")}` : ""}
+              <Spinner /> Model call {writing.callIndex + 1} is being written
+              {writing.text.length ? `: ${writing.text.length} characters so far` : ""}
+              {writing.toolCalls.length ? `${writing.text.length ? "," : ":"} asking for ${writing.toolCalls.map((call) => call.name ?? "a tool").join(", ")}` : ""}
               {writing.attempt > 1 ? ` (attempt ${writing.attempt})` : ""}
             </li>
           ) : (

@@ -5,7 +5,6 @@
  * past the lease, the run was cancelled) it stops without writing, and the journal tells the next worker where
  * to continue.
  */
-import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { advanceRun, endExecution, LeaseLost, type TurnContext, type TurnSession } from "@/lib/kernel/turn";
@@ -36,13 +35,11 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Work
  */
 export type Execution = { settledRow: unknown | null };
 
-/** Who hears of the worker's commits beyond this process's `events` (the product's event bus, for every replica). */
+/** Who hears of the worker's commits (the product's event bus, for the streams and waiting requests of every replica). */
 export type WorkerHooks = { committed?: (runId: string, lastSeq?: number) => void };
 
 export class KernelWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
-  /** Emits `run:<id>` after every commit this worker makes, and `settled:<id>` when it stops executing a run. */
-  readonly events = new EventEmitter();
   private readonly active = new Map<string, { controller: AbortController; done: Promise<Execution> }>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -52,9 +49,7 @@ export class KernelWorker {
     private readonly env: KernelEnvironment,
     readonly options: WorkerOptions,
     private readonly hooks: WorkerHooks = {},
-  ) {
-    this.events.setMaxListeners(0);
-  }
+  ) {}
 
   /** Starts polling for runs to resume. `freeForeignLeases`: the process is the database's only user (embedded). */
   async start(options: { freeForeignLeases: boolean }): Promise<void> {
@@ -105,10 +100,7 @@ export class KernelWorker {
     const existing = this.active.get(runId);
     if (existing) return existing.done;
     const controller = new AbortController();
-    const done = this.loop(runId, controller, options).finally(() => {
-      this.active.delete(runId);
-      this.events.emit(`settled:${runId}`);
-    });
+    const done = this.loop(runId, controller, options).finally(() => this.active.delete(runId));
     this.active.set(runId, { controller, done });
     return done;
   }
@@ -162,11 +154,10 @@ export class KernelWorker {
   }
 
   private committed(runId: string, lastSeq?: number): void {
-    this.events.emit(`run:${runId}`);
     this.hooks.committed?.(runId, lastSeq);
   }
 
-  /** The store, announcing each commit of this run to listeners (SSE streams, waiting requests). */
+  /** The store, announcing each commit of this run (with its last sequence number) to the hooks. */
   private notifying(runId: string): KernelStore {
     const store = this.store;
     return {

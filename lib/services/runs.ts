@@ -117,8 +117,6 @@ export type DryRunView = {
 /**
  * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
  * `wait: false` (or when a waited-for run is not settled in time), `{status: 200, dryRun}` for a dry run.
- */
-/**
  * `beforeStart`: called with the run's id and last sequence number once it is written and before it is executed (a
  * caller streaming the run opens its watch there, so it hears every delta).
  */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -114,4 +114,33 @@ export async function waitForProcessGroupExit(pgid: number, timeoutMs = 20_000):
     if (Date.now() > deadline) throw new Error(`processes ${members.join(", ")} of group ${pgid} are still running`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A server of a test file's own (see {@link startOwnServer}). */
+export type OwnServer = { server: RunningServer; operatorToken: string; database: { url: string; drop: () => Promise<void> } | null; handlers: string; stop: () => Promise<void> };
+
+/**
+ * Starts a server of a test file's own on the test backend (a fresh PostgreSQL database when KINDGI_TEST_DATABASE_URL
+ * is set, else an embedded one), with NODE_ENV=test (pack handlers run only then), dev providers, a secrets key and an
+ * operator token, and `env` on top; the test pack handlers (tests/fixtures/handlers) are copied to `handlers`.
+ * `stop` stops it and removes what it made.
+ */
+export async function startOwnServer(env: Record<string, string | undefined> = {}): Promise<OwnServer> {
+  const operatorToken = newOperatorToken();
+  const handlers = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-handlers-"));
+  fs.cpSync(path.join(root, "tests/fixtures/handlers"), handlers, { recursive: true });
+  const database = process.env.KINDGI_TEST_DATABASE_URL ? await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL) : null;
+  const server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), ...env } });
+  return {
+    server,
+    operatorToken,
+    database,
+    handlers,
+    stop: async () => {
+      await server.stop();
+      await database?.drop();
+      if (server.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
+      fs.rmSync(handlers, { recursive: true, force: true });
+    },
+  };
 }
