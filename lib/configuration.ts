@@ -15,6 +15,7 @@ const INTEGERS: Array<[name: string, min: number, max: number, what: string]> = 
   ["KINDGI_RUN_LEASE_MS", 1_000, Number.MAX_SAFE_INTEGER, "a run lease in milliseconds"],
   ["KINDGI_RUN_POLL_MS", 50, Number.MAX_SAFE_INTEGER, "the run poll interval in milliseconds"],
   ["KINDGI_RUN_CONCURRENCY", 1, 100_000, "runs one server executes at once"],
+  ["KINDGI_ARTIFACT_MAX_MB", 1, 65_536, "the largest handler artifact in MiB (each blob, and unpacked)"],
 ];
 
 /** Every problem of the configuration in `env`, one sentence each; empty when the server can start. */
@@ -30,6 +31,8 @@ export function configurationProblems(env: Record<string, string | undefined> = 
       problems.push((error as Error).message);
     }
   }
+  const privateRegistries = env.KINDGI_OCI_ALLOW_PRIVATE_REGISTRIES;
+  if (privateRegistries !== undefined && privateRegistries !== "" && privateRegistries !== "0" && privateRegistries !== "1") problems.push("KINDGI_OCI_ALLOW_PRIVATE_REGISTRIES must be 1 (pull handler artifacts from loopback and private registries) or 0");
   const compress = env.KINDGI_COMPRESS;
   if (compress !== undefined && compress !== "" && compress !== "0" && compress !== "1") problems.push("KINDGI_COMPRESS must be 1 (gzip responses) or 0 (leave compression to the reverse proxy)");
   const expired = env.KINDGI_APPROVAL_EXPIRED;

@@ -51,7 +51,7 @@ function needsInWords(manifest: ToolManifest): ReactNode {
   return parts.map((part, index) => <span key={index} className="block">{part}</span>);
 }
 
-function HowItRuns({ manifest }: { manifest: ToolManifest }) {
+function HowItRuns({ manifest, artifact }: { manifest: ToolManifest; artifact: ToolVersion["artifact"] }) {
   const spec = manifest.spec;
   return (
     <dl className="grid grid-cols-[max-content_1fr] gap-x-6 gap-y-2 text-sm">
@@ -91,7 +91,17 @@ function HowItRuns({ manifest }: { manifest: ToolManifest }) {
           "none declared"
         )}
       </Fact>
-      {manifest.codeArtifactRef ? <Fact term="Handler">{manifest.codeArtifactRef.kind === "oci" ? `${manifest.codeArtifactRef.imageRef} · ${manifest.codeArtifactRef.modulePath}` : manifest.codeArtifactRef.modulePath}</Fact> : null}
+      {manifest.codeArtifactRef?.kind === "oci" ? (
+        <Fact term="Handler">
+          <code className="font-mono text-xs">{manifest.codeArtifactRef.imageRef}</code> · <code className="font-mono text-xs">{manifest.codeArtifactRef.modulePath}</code>
+          <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+            artifact version {manifest.codeArtifactRef.artifactVersion}
+            {artifact ? <> · runs <code className="font-mono" title={artifact.digest}>{artifact.digest.slice(0, 19)}…</code></> : null}
+          </span>
+        </Fact>
+      ) : manifest.codeArtifactRef ? (
+        <Fact term="Handler"><code className="font-mono text-xs">{manifest.codeArtifactRef.modulePath}</code></Fact>
+      ) : null}
     </dl>
   );
 }
@@ -231,7 +241,7 @@ export function ToolPage({ toolId }: { toolId: string }) {
             </Tabs>
           </Section>
           <Section id="runs-heading" title="How it runs">
-            <HowItRuns manifest={manifest} />
+            <HowItRuns manifest={manifest} artifact={current.artifact} />
           </Section>
           <Section id="versions-heading" title="Versions">
             <table className="w-full text-left text-sm">

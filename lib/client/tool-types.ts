@@ -81,6 +81,8 @@ export type ToolVersion = {
   statusChangedAt: string | null;
   manifest: ToolManifest;
   builtIn: boolean;
+  /** An `oci` handler's artifact: the digest its imageRef resolved to at registration (the bytes this version runs). */
+  artifact: { imageRef: string; digest: string; artifactVersion: string } | null;
 };
 
 /** GET /v1/tools/{toolId}. */

@@ -578,7 +578,10 @@ const MAX_LOG_LINES_PER_CALL = 200;
 /** The tool-call-started event of a call whose arguments passed its input schema (defaults filled). */
 function startedEventOf(turn: Turn, call: Prepared, input: unknown): NewEvent {
   const version = (turn.state.started as RunStart).resolvedTools.find((tool) => tool.id === call.toolId)?.version as string;
-  return { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId) } };
+  const ref = call.manifest?.codeArtifactRef;
+  // An oci handler's call records which bytes it ran: the artifact's version and the digest its version resolved to.
+  const artifact = ref?.kind === "oci" ? { artifact: { imageRef: ref.imageRef, artifactVersion: ref.artifactVersion, ...(ref.digest ? { digest: ref.digest } : {}) } } : {};
+  return { type: "tool-call-started", data: { callId: call.callId, toolId: call.toolId, version, arguments: input, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), ...artifact } };
 }
 
 /** A call's arguments checked against its tool's input schema, or the failure the model gets back. */

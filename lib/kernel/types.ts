@@ -141,7 +141,15 @@ export type ModelCalledData = {
   attempts: number;
 };
 
-export type ToolCallStartedData = { callId: string; toolId: string; version: string; arguments: unknown; idempotencyKey: string };
+export type ToolCallStartedData = {
+  callId: string;
+  toolId: string;
+  version: string;
+  arguments: unknown;
+  idempotencyKey: string;
+  /** An `oci` handler's artifact: its imageRef, its artifactVersion and the manifest digest the call ran. */
+  artifact?: { imageRef: string; artifactVersion: string; digest?: string };
+};
 
 export type ToolCallCompletedData = { callId: string; toolId: string; durationMs: number } & ToolCallResult;
 

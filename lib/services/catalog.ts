@@ -69,6 +69,8 @@ export type CatalogVersionRow = {
   transport: string | null;
   effectKinds: string[];
   document: string;
+  /** Tools with an `oci` handler artifact: the manifest digest its imageRef resolved to at registration. */
+  artifactDigest: string | null;
   status: string;
   isLatest: boolean;
   registeredBy: string;
@@ -83,6 +85,8 @@ export type NewCatalogVersion = {
   version: string;
   /** The document as registered, JSON text. */
   document: string;
+  /** Tools with an `oci` handler artifact: the manifest digest its imageRef resolved to. */
+  artifactDigest?: string;
   name?: string;
   description?: string;
   tags?: string[];
@@ -138,14 +142,14 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
          ON CONFLICT ("tenantId", "kind", "entryId") DO UPDATE SET "updatedAt" = CURRENT_TIMESTAMP
          RETURNING "id", "projectId", (xmax = 0) AS "created"),
        inserted AS (
-         INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest")
-         SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, $9::text[], $10, $11, $12, $13::text[], $14, $15::uuid, entry."created" FROM entry WHERE entry."projectId" = $3::uuid
+         INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest", "artifactDigest")
+         SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, $9::text[], $10, $11, $12, $13::text[], $14, $15::uuid, entry."created", $17 FROM entry WHERE entry."projectId" = $3::uuid
          ON CONFLICT ("tenantId", "kind", "entryId", "version") DO NOTHING
          RETURNING "registeredAt")
        SELECT entry."id"::text AS "id", entry."projectId"::text AS "projectId", entry."created", (SELECT "registeredAt" FROM inserted) AS "registeredAt" FROM entry`,
       versionId, actor.tenantId, projectId, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, tags,
       [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, effectKinds, input.document, actor.userId,
-      randomUUID(),
+      randomUUID(), input.artifactDigest ?? null,
     );
     if (entry.projectId !== projectId)
       throw new AppError(codes[input.kind].projectMismatch, `${input.kind} ${JSON.stringify(input.entryId)} is registered in another project of this tenant`, { [`${input.kind}Id`]: input.entryId });
@@ -179,6 +183,7 @@ export async function registerCatalogVersion(actor: Actor, input: NewCatalogVers
       transport: input.transport ?? null,
       effectKinds,
       document: input.document,
+      artifactDigest: input.artifactDigest ?? null,
       status: "active",
       isLatest,
       registeredBy: actor.userId,
@@ -203,8 +208,8 @@ async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectI
       ON CONFLICT ("tenantId", "kind", "entryId") DO NOTHING
       RETURNING "id"),
     inserted AS (
-      INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest")
-      SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11::boolean, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14, $15::uuid, true FROM entry
+      INSERT INTO "CatalogVersion" ("id", "tenantId", "projectId", "entryRowId", "kind", "entryId", "version", "name", "description", "tags", "searchText", "mutating", "transport", "effectKinds", "document", "registeredBy", "isLatest", "artifactDigest")
+      SELECT $1::uuid, $2::uuid, $3::uuid, entry."id", $4, $5, $6, $7, $8, ARRAY(SELECT jsonb_array_elements_text($9::jsonb)), $10, $11::boolean, $12, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14, $15::uuid, true, $20 FROM entry
       RETURNING "registeredAt"),
     audited AS (
       INSERT INTO "AuditEvent" ("id", "tenantId", "projectId", "actorId", "action", "subjectType", "subjectId")
@@ -213,12 +218,12 @@ async function registerNewEntry(actor: Actor, input: NewCatalogVersion, projectI
   const params = [
     versionId, actor.tenantId, projectId, input.kind, input.entryId, input.version, input.name ?? null, input.description ?? null, JSON.stringify(tags),
     [input.entryId, input.name ?? "", input.description ?? "", ...tags].join("\n").toLowerCase(), input.mutating ?? null, input.transport ?? null, JSON.stringify(effectKinds), input.document, actor.userId,
-    randomUUID(), randomUUID(), `${input.kind}.registered`, actor.userId,
+    randomUUID(), randomUUID(), `${input.kind}.registered`, actor.userId, input.artifactDigest ?? null,
   ];
   try {
     const [row] = await raw<{ registeredAt: Date | string }>(sql, params);
     if (!row) return null;
-    return { id: versionId, projectId, entryId: input.entryId, version: input.version, name: input.name ?? null, description: input.description ?? null, tags, mutating: input.mutating ?? null, transport: input.transport ?? null, effectKinds, document: input.document, status: "active", isLatest: true, registeredBy: actor.userId, registeredAt: new Date(row.registeredAt), statusChangedAt: null };
+    return { id: versionId, projectId, entryId: input.entryId, version: input.version, name: input.name ?? null, description: input.description ?? null, tags, mutating: input.mutating ?? null, transport: input.transport ?? null, effectKinds, document: input.document, artifactDigest: input.artifactDigest ?? null, status: "active", isLatest: true, registeredBy: actor.userId, registeredAt: new Date(row.registeredAt), statusChangedAt: null };
   } finally {
     await generationChanged(actor.tenantId, "catalog");
   }
@@ -228,24 +233,24 @@ export type CatalogFilters = { projectId?: string; q?: string; effect?: string; 
 
 /** A list row: every column but the document. */
 export type CatalogListRow = Omit<CatalogVersionRow, "document">;
-const listSelect = { id: true, projectId: true, entryId: true, version: true, name: true, description: true, tags: true, mutating: true, transport: true, effectKinds: true, status: true, isLatest: true, registeredBy: true, registeredAt: true, statusChangedAt: true } as const;
+const listSelect = { id: true, projectId: true, entryId: true, version: true, name: true, description: true, tags: true, mutating: true, transport: true, effectKinds: true, artifactDigest: true, status: true, isLatest: true, registeredBy: true, registeredAt: true, statusChangedAt: true } as const;
 
 /** Entries this process has seen registered, by tenant, kind and id (a hint: an entry is never deleted). */
 const knownEntries = new BoundedMap<string, true>(20_000);
 
 /** Catalog versions are immutable documents: each is read from the database once per process (bounded). */
-const documents = new BoundedMap<string, { id: string; document: string }>(5000);
+const documents = new BoundedMap<string, { id: string; document: string; artifactDigest?: string | null }>(5000);
 
 /**
  * The document of one registered version (any status: a version unregistered after a run started still runs to its
  * end), by tenant, project, kind, id and version; null when there is none (not cached).
  */
-export async function catalogDocument(scope: { tenantId: string; projectId: string }, kind: CatalogKind, entryId: string, version: string): Promise<{ id: string; document: string } | null> {
+export async function catalogDocument(scope: { tenantId: string; projectId: string }, kind: CatalogKind, entryId: string, version: string): Promise<{ id: string; document: string; artifactDigest?: string | null } | null> {
   const key = JSON.stringify([scope.tenantId, scope.projectId, kind, entryId, version]);
   const hit = documents.get(key);
   if (hit) return hit;
   const db = await getDb();
-  const row = await db.catalogVersion.findFirst({ where: { tenantId: scope.tenantId, projectId: scope.projectId, kind, entryId, version }, select: { id: true, document: true } });
+  const row = await db.catalogVersion.findFirst({ where: { tenantId: scope.tenantId, projectId: scope.projectId, kind, entryId, version }, select: { id: true, document: true, artifactDigest: true } });
   if (row) documents.set(key, row);
   return row;
 }

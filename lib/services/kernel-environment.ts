@@ -21,6 +21,7 @@ import { invokeHttpTool } from "@/lib/tools/invokers/http";
 import { invokeHandlerTool } from "@/lib/tools/handler/invoke";
 import { invokeMcpTool } from "@/lib/tools/mcp/invoke";
 import { mcpConnectionConfig } from "@/lib/services/mcp-endpoints";
+import { prepareArtifact } from "@/lib/services/artifacts";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, PausedOutcome, ToolInvocation } from "@/lib/kernel/environment";
@@ -36,6 +37,19 @@ function parseCached(rowId: string, text: string): unknown {
   const value: unknown = JSON.parse(text);
   documents.set(rowId, { text, value });
   return value;
+}
+
+/** Loaded oci manifests with their recorded digest, by catalog row id (a version's digest never changes). */
+const withDigests = new Map<string, ToolManifest>();
+
+function withDigest(rowId: string, manifest: ToolManifest, digest: string): ToolManifest {
+  let loaded = withDigests.get(rowId);
+  if (!loaded || loaded.codeArtifactRef?.kind !== "oci" || loaded.codeArtifactRef.digest !== digest) {
+    if (withDigests.size > 2000) withDigests.clear();
+    loaded = { ...manifest, codeArtifactRef: { ...(manifest.codeArtifactRef as Extract<ToolManifest["codeArtifactRef"], { kind: "oci" }>), digest } };
+    withDigests.set(rowId, loaded);
+  }
+  return loaded;
 }
 
 async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome> {
@@ -60,7 +74,16 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
     return { ok: false, error: { kind, message: result.error.message, ...(kind !== result.error.kind ? { reason: result.error.kind } : {}) } };
   }
   if (invocability.invoker === "handler") {
+    const ref = manifest.codeArtifactRef;
+    let artifact: { root: string; modulePath: string } | undefined;
+    if (ref?.kind === "oci") {
+      // Pulled, verified and unpacked on first use (nothing runs when any of it fails).
+      const prepared = await prepareArtifact(scope.tenantId, ref, ref.digest, call.signal);
+      if (!prepared.ok) return { ok: false, error: { kind: "tool-error", message: prepared.message, reason: prepared.code } };
+      artifact = { root: prepared.root, modulePath: prepared.modulePath };
+    }
     const result = await invokeHandlerTool(manifest, call.input, {
+      ...(artifact ? { artifact } : {}),
       idempotencyKey: call.idempotencyKey,
       signal: call.signal,
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
@@ -117,7 +140,11 @@ export const dbKernelEnvironment: KernelEnvironment = {
       if (unregisteredBuiltins.size > 10_000) unregisteredBuiltins.clear();
       unregisteredBuiltins.add(builtinKey);
     }
-    if (row) return parseCached(row.id, row.document) as ToolManifest;
+    if (row) {
+      const manifest = parseCached(row.id, row.document) as ToolManifest;
+      // An oci handler runs the digest its version recorded at registration.
+      return row.artifactDigest && manifest.codeArtifactRef?.kind === "oci" ? withDigest(row.id, manifest, row.artifactDigest) : manifest;
+    }
     return isBuiltinToolId(toolId) ? (getBuiltinTool(toolId, version) ?? null) : null;
   },
 

@@ -8,7 +8,8 @@ import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
 import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
-import type { Actor } from "@/lib/services/actor";
+import { requireWrite, type Actor } from "@/lib/services/actor";
+import { resolveArtifactForRegistration } from "@/lib/services/artifacts";
 import { BoundedMap } from "@/lib/services/bounded-map";
 import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalogJson, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 
@@ -25,6 +26,8 @@ export type ToolVersionView = {
   statusChangedAt: string | null;
   manifest: RawJson;
   builtIn: boolean;
+  /** An `oci` handler's artifact: its imageRef, the digest that ref resolved to at registration, its artifactVersion. */
+  artifact: { imageRef: string; digest: string; artifactVersion: string } | null;
 };
 
 export type ToolSummary = {
@@ -54,7 +57,14 @@ export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
   statusChangedAt: row.statusChangedAt?.toISOString() ?? null,
   manifest: new RawJson(row.document),
   builtIn: false,
+  artifact: artifactOf(row),
 });
+
+function artifactOf(row: CatalogVersionRow): ToolVersionView["artifact"] {
+  if (!row.artifactDigest) return null;
+  const ref = (JSON.parse(row.document) as ToolManifest).codeArtifactRef;
+  return ref?.kind === "oci" ? { imageRef: ref.imageRef, digest: row.artifactDigest, artifactVersion: ref.artifactVersion } : null;
+}
 
 type ToolFlags = Pick<ToolManifest, "needsApprovalWhenUnattended" | "pauses" | "resultIsOutsideData">;
 /** The manifest's flags a list shows, by version row id (a version's manifest never changes). */
@@ -140,6 +150,14 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
     return refuseInvalidDocument(actor, projectId, "the manifest", reserved ? [reserved, ...issues] : issues);
   }
   const tool = result.manifest;
+  // An oci artifact's tag is resolved now, so that this version always runs the bytes it names today.
+  let artifactDigest: string | undefined;
+  if (tool.codeArtifactRef?.kind === "oci") {
+    requireWrite(actor);
+    const resolved = await resolveArtifactForRegistration(actor.tenantId, tool.codeArtifactRef);
+    if (!resolved.ok) return refuseInvalidDocument(actor, projectId, "the manifest", [resolved.issue]);
+    artifactDigest = resolved.digest;
+  }
   const row = await registerCatalogVersion(actor, {
     kind: "tool",
     projectId,
@@ -151,6 +169,7 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
     mutating: tool.mutating ?? true,
     transport: tool.transport ?? "auto",
     effectKinds: [...new Set((tool.effects ?? []).map((effect) => effect.kind))],
+    ...(artifactDigest ? { artifactDigest } : {}),
   });
   return { toolId: row.entryId, version: row.version, warnings: toolWarnings(tool) };
 }
@@ -186,6 +205,7 @@ const builtinVersionView = (manifest: ToolManifest, latestVersion: string): Tool
   statusChangedAt: null,
   manifest: new RawJson(JSON.stringify(manifest)),
   builtIn: true,
+  artifact: null,
 });
 
 const builtinVersionSummary = (manifest: ToolManifest, latestVersion: string) => ({ version: manifest.version, status: "active", isLatest: manifest.version === latestVersion, registeredAt: BUILTIN_TOOLS_RELEASED_AT, statusChangedAt: null });

@@ -49,7 +49,17 @@ export type NeedsSpec = {
 
 /** Handler-artifact pointer, discriminated on `kind`. */
 export type CodeArtifactRef =
-  | { kind: "oci"; imageRef: string; modulePath: string; artifactVersion: string }
+  | {
+      kind: "oci";
+      imageRef: string;
+      modulePath: string;
+      artifactVersion: string;
+      /**
+       * Not part of a document (the schema refuses it there): the manifest digest the imageRef resolved to at
+       * registration, which the runtime adds to a loaded manifest so the call runs those bytes.
+       */
+      digest?: string;
+    }
   | { kind: "filesystem"; modulePath: string };
 
 /** A reference to a stored secret, exposed to the handler under `envName`. */

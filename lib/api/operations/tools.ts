@@ -14,7 +14,7 @@ const versionSummary = {
 
 export const toolVersionSchema = {
   type: "object",
-  required: ["toolId", "version", "projectId", "status", "isLatest", "registeredAt", "registeredBy", "statusChangedAt", "manifest", "builtIn"],
+  required: ["toolId", "version", "projectId", "status", "isLatest", "registeredAt", "registeredBy", "statusChangedAt", "manifest", "builtIn", "artifact"],
   properties: {
     toolId: { type: "string" },
     version: { type: "string" },
@@ -26,6 +26,12 @@ export const toolVersionSchema = {
     statusChangedAt: nullable(dateTime),
     manifest: { ...toolManifestSchema, description: "The manifest exactly as registered (a built-in tool's own manifest)." },
     builtIn: { type: "boolean", description: "A tool built into Kindgi (`transport: \"native\"`, bare id): it needs no registration and resolves in every project." },
+    artifact: {
+      type: ["object", "null"],
+      required: ["imageRef", "digest", "artifactVersion"],
+      properties: { imageRef: { type: "string" }, digest: { type: "string", pattern: "^sha256:[a-f0-9]{64}$" }, artifactVersion: { type: "string" } },
+      description: "An `oci` handler's artifact: the manifest digest its `imageRef` resolved to when the version was registered. The version always runs these bytes, whatever the tag points to later. Null for other tools.",
+    },
   },
 } as const;
 

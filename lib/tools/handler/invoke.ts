@@ -1,5 +1,5 @@
 /**
- * Runs a pack handler (`codeArtifactRef.kind = "filesystem"`): the module's default export, called with the
+ * Runs a pack handler (a `filesystem` module, or an `oci` bundle's module unpacked by lib/tools/oci): the module's default export, called with the
  * input and a {@link HandlerContext}, at the tool's `sandbox` level:
  * - `none`: in the server's own process and thread (no isolation, no limits);
  * - `context-isolated`: in a worker thread with an empty `process.env`; `limits.memMB` caps its V8 heap
@@ -33,6 +33,8 @@ export type HandlerInvokeContext = {
   connections?: Readonly<Record<string, HandlerConnection>>;
   /** A pausing call's wait (tools with `pauses: true`): what `context.pause()` returns. */
   pause?: PauseData;
+  /** An `oci` handler's unpacked bundle (read-only) and the absolute path of its module in it. */
+  artifact?: { root: string; modulePath: string };
 };
 
 export type HandlerInvokeResult =
@@ -55,9 +57,8 @@ const REDACTED = "[redacted]";
 export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, context: HandlerInvokeContext): Promise<HandlerInvokeResult> {
   const ref = manifest.codeArtifactRef;
   if (!ref) return fail("handler-load-failed", `tool ${manifest.id}@${manifest.version} has no codeArtifactRef`);
-  if (ref.kind !== "filesystem") {
-    return fail("artifact-kind-unsupported", `"${ref.kind}" handler artifacts are not supported by this server; only "filesystem" handlers run`);
-  }
+  const modulePath = ref.kind === "filesystem" ? ref.modulePath : context.artifact?.modulePath;
+  if (!modulePath) return fail("handler-load-failed", `the artifact ${ref.kind === "oci" ? ref.imageRef : ""} of tool ${manifest.id}@${manifest.version} was not prepared`);
   const connections = context.connections ?? {};
   const secrets: string[] = Object.values(connections).map((connection) => connection.accessToken).filter(Boolean);
   const redact = (text: string) => redactText(text, secrets);
@@ -71,7 +72,7 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
   const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest), connections, pause: manifest.pauses === true ? (context.pause ?? null) : null };
   if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
   const sandbox = manifest.sandbox ?? "none";
-  const result = sandbox === "none" ? await runInProcess(ref.modulePath, input, data, host) : await runInSandbox(sandbox, manifest, ref.modulePath, input, data, host);
+  const result = sandbox === "none" ? await runInProcess(modulePath, input, data, host) : await runInSandbox(sandbox, manifest, modulePath, input, data, host);
   if (result.ok) {
     const paused = pausedBy(result.output, data.pause);
     return paused ? { ok: true, output: null, paused } : { ok: true, output: redactDeep(result.output, secrets) };

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "CatalogVersion" ADD COLUMN     "artifactDigest" TEXT;
