@@ -17,6 +17,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
 import * as tar from "tar";
 import { MANIFEST_MEDIA_TYPES, MAX_MANIFEST_BYTES, RegistryClient, sha256Digest, type RegistryOptions } from "./client";
 import { ArtifactError } from "./errors";
@@ -262,17 +263,19 @@ async function unpack(layers: Array<{ digest: string; file: string }>, bundleDir
       unpackedBytes += checked.bytes;
       if (unpackedBytes > context.maxBytes) throw new ArtifactError("artifact-too-large", `${context.source} unpacks to more than the limit of ${context.maxBytes} bytes`);
       for (const whiteout of checked.whiteouts) await applyWhiteout(files, whiteout, what);
+      const warnings: string[] = [];
       try {
-        await tar.x({
-          file: layer.file,
+        const extract = tar.x({
           cwd: files,
-          strict: true,
           preserveOwner: false,
           filter: (entryPath) => !path.posix.basename(entryPath).startsWith(WHITEOUT_PREFIX),
+          onwarn: tarWarnings(warnings),
         });
+        await pipeline([createReadStream(layer.file), ...((await isGzip(layer.file)) ? [createGunzip()] : []), endOfArchive(), extract]);
       } catch (error) {
-        throw new ArtifactError("artifact-invalid", `${what} could not be unpacked: ${(error as Error).message}`, { cause: error });
+        warnings.push((error as Error).message);
       }
+      if (warnings.length > 0) throw new ArtifactError("artifact-invalid", `${what} could not be unpacked: ${warnings[0]}`);
     }
     await sealTree(files, files, context.source);
     await fs.writeFile(path.join(staging, COMPLETE_MARKER), JSON.stringify({ manifestDigest: context.digest, layers: layers.map((layer) => layer.digest), unpackedBytes }));
@@ -298,10 +301,11 @@ async function checkLayer(file: string, what: string): Promise<{ whiteouts: Whit
   const whiteouts: Whiteout[] = [];
   let bytes = 0;
   let problem: string | undefined;
+  const warnings: string[] = [];
   try {
     await tar.t({
       file,
-      strict: true,
+      onwarn: tarWarnings(warnings),
       onReadEntry: (entry) => {
         problem ??= entryProblem(entry.path, entry.type, entry.linkpath);
         const name = path.posix.basename(entry.path);
@@ -313,10 +317,53 @@ async function checkLayer(file: string, what: string): Promise<{ whiteouts: Whit
       },
     });
   } catch (error) {
-    throw new ArtifactError("artifact-invalid", `${what} is not a readable tar archive: ${(error as Error).message}`, { cause: error });
+    warnings.push((error as Error).message);
   }
+  if (warnings.length > 0) throw new ArtifactError("artifact-invalid", `${what} is not a readable tar archive: ${warnings[0]}`);
   if (problem) throw new ArtifactError("artifact-invalid", `${what} ${problem}`);
   return { whiteouts, bytes };
+}
+
+/**
+ * A tar `onwarn` that collects every warning as a refusal but one: an archive that ends right after its last file's
+ * data, without the padding and end-of-archive blocks (umoci writes such layers, and Go's tar reader, as used by
+ * container runtimes, reads them). A last file whose data is itself cut short is still refused.
+ */
+function tarWarnings(warnings: string[]): (code: string, message: string, data: { entry?: unknown }) => void {
+  return (code, message, data) => {
+    const available = /only (\d+) available/.exec(message);
+    const remain = (data.entry as tar.ReadEntry | undefined)?.remain;
+    const dataComplete = code === "TAR_BAD_ARCHIVE" && available !== null && remain !== undefined && Number(available[1]) >= remain;
+    if (!dataComplete) warnings.push(`${code}: ${message}`);
+  };
+}
+
+/**
+ * Completes a tar stream with the padding of its last block and the end-of-archive blocks, which some archivers leave
+ * out (see {@link tarWarnings}; the checking pass has refused an archive whose last file is cut short). Zero blocks
+ * after an archive's end are ignored by readers, so a complete archive is unchanged.
+ */
+function endOfArchive(): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.byteLength;
+      callback(null, chunk);
+    },
+    flush(callback) {
+      callback(null, Buffer.alloc(((512 - (size % 512)) % 512) + 1024));
+    },
+  });
+}
+
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await fs.open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Why a tar entry may not be unpacked, or undefined when it may. */
