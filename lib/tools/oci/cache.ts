@@ -329,7 +329,7 @@ async function checkLayer(file: string, what: string): Promise<{ whiteouts: Whit
  * data, without the padding and end-of-archive blocks (umoci writes such layers, and Go's tar reader, as used by
  * container runtimes, reads them). A last file whose data is itself cut short is still refused.
  */
-function tarWarnings(warnings: string[]): (code: string, message: string, data: { entry?: unknown }) => void {
+function tarWarnings(warnings: string[]): (code: string, message: string, data: Record<string, unknown>) => void {
   return (code, message, data) => {
     const available = /only (\d+) available/.exec(message);
     const remain = (data.entry as tar.ReadEntry | undefined)?.remain;
