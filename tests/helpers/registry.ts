@@ -19,10 +19,11 @@ export type TestRegistry = {
   /** `127.0.0.1:PORT`, as an image reference names it. */
   host: string;
   storageDir: string;
+  /** The credentials the token server accepts (unused without token authentication). */
   username: string;
   password: string;
-  /** Basic credentials accepted by the token server, for requests made by the helper itself. */
   auth: "token" | "none";
+  /** The token server's URL, with token authentication. */
   tokenRealm?: string;
   close(): Promise<void>;
 };
