@@ -68,7 +68,7 @@ export async function prepareArtifact(tenantId: string, ref: OciRef, digest: str
   if (!digest) return { ok: false, code: "artifact-unresolved", message: `the artifact ${ref.imageRef} has no digest recorded with this tool version; register the version again` };
   try {
     const { root } = await ensureArtifact({ imageRef: ref.imageRef, digest }, optionsFor(tenantId, signal));
-    return { ok: true, root, modulePath: resolveModulePath(root, ref.modulePath) };
+    return { ok: true, root, modulePath: await resolveModulePath(root, ref.modulePath) };
   } catch (error) {
     if (error instanceof ArtifactError) return { ok: false, code: error.code, message: error.message };
     if (signal.aborted) return { ok: false, code: "registry-unreachable", message: "the call was cancelled while its artifact was being pulled" };
