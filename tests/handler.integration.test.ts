@@ -2,9 +2,9 @@
  * Pack handlers (`codeArtifactRef.kind = "filesystem"`) through agent runs over HTTP, on a server of their own (so
  * its log output can be searched): the three sandbox levels, the context (secret, env, config, idempotency key,
  * log lines journaled as tool-logged), a memory hog, an endless loop, a forbidden write and a child process under
- * `strict` each failing their call with a clear reason while the same server completes other runs, an oci artifact
- * refused at call time, a missing module refused at registration, and a handler's secret nowhere in what the server
- * produced.
+ * `strict` each failing their call with a clear reason while the same server completes other runs, a missing module
+ * refused at registration, and a handler's secret nowhere in what the server produced. OCI artifacts:
+ * tests/oci-artifacts.integration.test.ts.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -140,15 +140,6 @@ describe("strict sandbox failures", () => {
 });
 
 describe("artifacts", () => {
-  it("an oci artifact registers with a warning and its call fails with artifact-kind-unsupported", async () => {
-    const manifest = toolManifest({ spec: undefined, input: { type: "object" }, output: { type: "object" }, codeArtifactRef: { kind: "oci", imageRef: "registry.example/acme/tools:1", modulePath: "/app/handler.mjs", artifactVersion: "1.0.0" } });
-    const created = await api("POST", "/v1/tools", { ...manifest, projectId: tenant.projectId });
-    expect(created.status).toBe(201);
-    expect(created.body.warnings).toEqual([{ path: "/codeArtifactRef/kind", message: expect.stringContaining('"oci" handler artifacts are not supported by this server') }]);
-    const body = await run(manifest.id, {});
-    expect(body).toMatchObject({ status: "failed", failure: { code: "tool-invocation-failed", details: { reason: "artifact-kind-unsupported" } } });
-  }, 60_000);
-
   it("a filesystem modulePath that does not exist is refused at registration", async () => {
     const manifest = toolManifest({ spec: undefined, codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "missing.mjs") } });
     const refused = expectError(await api("POST", "/v1/tools", { ...manifest, projectId: tenant.projectId }), 400, "validation-failed");

@@ -37,7 +37,6 @@ const tool = await client.POST("/v1/tools", {
     effects: [{ kind: "network", resource: "external:dictionary" }],
     metadata: { tags: ["dictionary"], docs: "https://dictionary.example/docs" },
     network: { kind: "allowlist", hosts: [process.env.DICTIONARY_HOST!] },
-    needs: [{ name: "tenant" }],
     spec: { kind: "http", method: "GET", urlTemplate: \`\${process.env.DICTIONARY_URL}/define?word={word}\`, headers: [{ name: "Accept", value: "application/json" }] },
     projectId,
   },

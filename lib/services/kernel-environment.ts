@@ -11,7 +11,7 @@ import { resolveCallConnections } from "@/lib/services/connections";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
-import { retrieveFacts } from "@/lib/services/memory";
+import { readProjectFacts, retrieveFacts } from "@/lib/services/memory";
 import { publishDelta } from "@/lib/services/live-deltas";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
 import type { ProviderDescriptor } from "@/lib/models/registry";
@@ -89,6 +89,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
       log: (line) => call.log?.(line),
       connections: connections.value,
+      needs: { tenantId: scope.tenantId, projectId: scope.projectId, runId: scope.runId, conversationId: scope.conversationId, readFacts: (type, query) => readProjectFacts(scope, type, query) },
       ...(call.pause ? { pause: call.pause } : {}),
     });
     if (result.ok && result.paused) return { paused: result.paused };
@@ -96,7 +97,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
   }
   if (invocability.invoker === "mcp" && manifest.mcpEndpoint) {
     const endpoint = manifest.mcpEndpoint;
-    const result = await invokeMcpTool(manifest, call.input, { tenantId: scope.tenantId, signal: call.signal, config: () => mcpConnectionConfig(scope.tenantId, scope.projectId, endpoint) });
+    const result = await invokeMcpTool(manifest, call.input, { tenantId: scope.tenantId, signal: call.signal, config: () => mcpConnectionConfig(scope.tenantId, scope.projectId, endpoint), connections: connections.value });
     if (result.ok) return result;
     return { ok: false, error: { kind: result.error.kind, message: result.error.message, ...(result.error.kind === "tool-error" ? { reason: result.error.reason } : {}) } };
   }

@@ -246,6 +246,27 @@ export async function searchFacts(scope: FactScope, query: { text: string; types
   return rows.map(retrievedFact);
 }
 
+/** Facts a handler's `memory:<type>` slot returns by default, and at most. */
+const DEFAULT_FACTS_PER_READ = 10;
+const MAX_FACTS_PER_READ = 50;
+
+/**
+ * The project's facts of one type, as a pack handler's `memory:<type>` slot reads them (`recall`'s default scope,
+ * the run's project): with a `query`, those sharing a keyword with it, best match first; without, the newest.
+ * `limit` is clamped to 1..50 (default 10), as `recall`'s.
+ */
+export async function readProjectFacts(scope: { tenantId: string; projectId: string }, type: string, query: { text?: string; limit?: number }): Promise<Array<{ id: string; type: string; content: string; createdAt: string }>> {
+  const limit = Math.min(Math.max(Math.floor(query.limit ?? DEFAULT_FACTS_PER_READ) || DEFAULT_FACTS_PER_READ, 1), MAX_FACTS_PER_READ);
+  const shape = (fact: { id: string; type: string; content: string; createdAt: string }) => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt });
+  if (query.text !== undefined && query.text.trim() !== "") {
+    const facts = await searchFacts({ ...scope, conversationId: null }, { text: query.text, types: [type], limit, scope: "same-project" });
+    return facts.map(shape);
+  }
+  const db = await getDb();
+  const rows = await db.memoryFact.findMany({ where: { tenantId: scope.tenantId, projectId: scope.projectId, type }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit, select: FACT_SELECT });
+  return rows.map((row) => shape({ ...row, createdAt: row.createdAt.toISOString() }));
+}
+
 /**
  * The OR of the lexemes of `text` as a tsquery, or NULL when it has none (NULL matches nothing). Each lexeme is
  * quoted for tsquery input (quotes and backslashes doubled), so no character of the text acts as an operator.

@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
-import { notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
+import { ineffectiveDeclarations, notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
 import { requireWrite, type Actor } from "@/lib/services/actor";
 import { resolveArtifactForRegistration } from "@/lib/services/artifacts";
@@ -115,12 +115,15 @@ function tagsOf(metadata: unknown): string[] {
 
 /**
  * Warnings about a valid manifest: one at the field concerned when this server cannot invoke the tool (an MCP tool, a
- * pack handler, a tool with neither `spec` nor handler), since every run that calls it gets a tool error.
+ * pack handler, a tool with neither `spec` nor handler), since every run that calls it gets a tool error; and one at
+ * each declaration that cannot apply to how the tool runs (see {@link ineffectiveDeclarations}).
  */
 export function toolWarnings(manifest: ToolManifest): Issue[] {
   const invocability = toolInvocability(manifest);
-  if (invocability.invocable) return [];
-  return [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
+  const notInvocable = invocability.invocable
+    ? []
+    : [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
+  return [...notInvocable, ...ineffectiveDeclarations(manifest)];
 }
 
 /** Whether a handler file exists at `path` on this server's disk. */

@@ -28,12 +28,17 @@ export type ToolInvocability =
       failureReason?: string;
     };
 
-/** The invoker a manifest needs, in the order the kernel tries them. */
+/**
+ * The invoker a manifest needs, following its `transport`: `"mcp"` runs on its MCP server whatever else it declares;
+ * `"native"` and `"auto"` run in this server when they can (a built-in tool, the HTTP `spec`, a pack handler, from
+ * its folder or its OCI artifact) and `"auto"` falls back to the `mcpEndpoint` otherwise.
+ */
 export function toolInvoker(manifest: Pick<ToolManifest, "id" | "transport" | "spec" | "codeArtifactRef" | "mcpEndpoint">): ToolInvoker {
+  if (manifest.transport === "mcp") return "mcp";
   if (manifest.transport === "native" && isBuiltinToolId(manifest.id)) return "native";
   if (manifest.spec?.kind === "http") return "http";
-  if (manifest.transport === "mcp" || manifest.mcpEndpoint !== undefined) return "mcp";
   if (manifest.codeArtifactRef) return "handler";
+  if (manifest.mcpEndpoint !== undefined && manifest.transport !== "native") return "mcp";
   return "none";
 }
 
@@ -48,15 +53,6 @@ const UNAVAILABLE: Record<ToolInvoker, { reason: string; path: string }> = {
 /** Whether this server can invoke `manifest`, and if not, why. */
 export function toolInvocability(manifest: Pick<ToolManifest, "id" | "transport" | "spec" | "codeArtifactRef" | "mcpEndpoint">): ToolInvocability {
   const invoker = toolInvoker(manifest);
-  if (invoker === "handler" && manifest.codeArtifactRef?.kind !== "filesystem") {
-    return {
-      invocable: false,
-      invoker,
-      reason: `"${manifest.codeArtifactRef?.kind}" handler artifacts are not supported by this server (only "filesystem" handlers run)`,
-      path: "/codeArtifactRef/kind",
-      failureReason: "artifact-kind-unsupported",
-    };
-  }
   if (invoker === "mcp" && manifest.mcpEndpoint?.startsWith("mcp+stdio://") && !stdioAllowed())
     return { invocable: false, invoker, reason: "stdio MCP endpoints are disabled on this server (set KINDGI_MCP_STDIO=allow to enable them)", path: "/mcpEndpoint" };
   if (invoker === "mcp" && manifest.mcpEndpoint === undefined) return { invocable: false, invoker, reason: "an MCP tool needs an mcpEndpoint", path: "/mcpEndpoint" };
@@ -67,4 +63,31 @@ export function toolInvocability(manifest: Pick<ToolManifest, "id" | "transport"
 /** The message of a tool this server cannot invoke: `tool <id>@<version> cannot be invoked by this server: <reason>`. */
 export function notInvocableMessage(manifest: Pick<ToolManifest, "id" | "version">, reason: string): string {
   return `tool ${manifest.id}@${manifest.version} cannot be invoked by this server: ${reason}`;
+}
+
+/** The fields only a pack handler's runtime reads, and what each does there. */
+const HANDLER_ONLY_FIELDS: ReadonlyArray<{ path: string; present: (manifest: ToolManifest) => boolean; what: string }> = [
+  { path: "/sandbox", present: (manifest) => manifest.sandbox !== undefined, what: "sandbox sets the isolation of a pack handler" },
+  { path: "/limits", present: (manifest) => manifest.limits !== undefined, what: "limits cap a pack handler's sandbox" },
+  { path: "/needs", present: (manifest) => (manifest.needs?.length ?? 0) > 0, what: "needs slots are injected into a pack handler's context (context.needs)" },
+  { path: "/needsSpec/env", present: (manifest) => Object.keys(manifest.needsSpec?.env ?? {}).length > 0, what: "needsSpec.env reaches a pack handler's context.env" },
+  { path: "/needsSpec/config", present: (manifest) => Object.keys(manifest.needsSpec?.config ?? {}).length > 0, what: "needsSpec.config reaches a pack handler's context.config" },
+  { path: "/needsSpec/secrets", present: (manifest) => Object.keys(manifest.needsSpec?.secrets ?? {}).length > 0, what: "needsSpec.secrets are resolved for a pack handler (context.resolveSecret, context.env)" },
+];
+
+/**
+ * Declarations that have no effect on how this manifest runs, each with its pointer and why: the handler-only fields
+ * on a tool run by its HTTP `spec` or on an MCP server reached by URL (`mcp+http://`, `mcp+sse://`), and `network` on
+ * the latter (an MCP URL obeys the server's rules for MCP endpoints, not the manifest's policy). A stdio MCP server
+ * is left out: it runs on this server's host, where its isolation is the runtime's to decide.
+ */
+export function ineffectiveDeclarations(manifest: ToolManifest): Array<{ path: string; message: string }> {
+  const invoker = toolInvoker(manifest);
+  const isMcpUrl = invoker === "mcp" && /^mcp\+(http|sse):\/\//.test(manifest.mcpEndpoint ?? "");
+  if (invoker !== "http" && !isMcpUrl) return [];
+  const runsBy = invoker === "http" ? "this tool runs its HTTP `spec` and no handler" : "this tool runs on an MCP server reached by URL, not in a handler";
+  const found = HANDLER_ONLY_FIELDS.filter((field) => field.present(manifest)).map((field) => ({ path: field.path, message: `has no effect: ${field.what}, and ${runsBy}` }));
+  if (isMcpUrl && manifest.network !== undefined)
+    found.push({ path: "/network", message: "has no effect: an MCP endpoint reached by URL obeys this server's rules for MCP endpoints, not the tool's network policy" });
+  return found;
 }

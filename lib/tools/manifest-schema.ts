@@ -272,7 +272,10 @@ const manifestProperties = {
     items: { $ref: "#/$defs/Need" },
     description:
       "Typed context requirements — named slots (e.g. `tenant`, `run`, `blob`, `memory:facts`) the runtime injects via " +
-      "`ToolContext`. Declarative: not checked when a flow is loaded. `needsSpec` is the typed, discriminated form.",
+      "`ToolContext`. Declarative: not checked when a flow is loaded. `needsSpec` is the typed, discriminated form. A pack " +
+      "handler receives `tenant`, `project`, `run`, `conversation` (`{id}`) and `memory:<type>` (a reader of the " +
+      "project's facts of that type) in `context.needs`; a slot without `optional: true` that the run cannot provide " +
+      "fails the call with reason `need-unavailable` before the handler runs.",
   },
   effects: {
     type: "array",
@@ -360,7 +363,13 @@ const manifestProperties = {
   needsSpec: closedObject(
     {
       env: objectMap,
-      secrets: objectMap,
+      secrets: {
+        ...objectMap,
+        description:
+          "Secrets a pack handler reads, by its name for each: an entry's `name` is the stored secret (default: the key), " +
+          "read with `context.resolveSecret(key)`; with an `envName`, the secret is also resolved before the call and put " +
+          "in `context.env` under that name. Every resolved value is redacted from logs, results and error messages.",
+      },
       config: objectMap,
       capabilities: stringList,
       bindings: stringList,

@@ -306,10 +306,46 @@ describe("mcpEndpoint", () => {
     (endpoint) => expectIssue(mcp({ mcpEndpoint: endpoint }), "/mcpEndpoint", /mcp\+/),
   );
 
-  test('is required with transport "mcp", refused with "native", allowed with "auto"', () => {
+  test('is required with transport "mcp", refused with "native" (at /transport), allowed with "auto"', () => {
     expectIssue({ ...base, transport: "mcp" }, "/mcpEndpoint", 'is required when transport is "mcp"');
-    expectIssue({ ...base, transport: "native", mcpEndpoint: "mcp+stdio://x" }, "/mcpEndpoint", /not allowed/);
+    expectIssue({ ...base, transport: "native", mcpEndpoint: "mcp+stdio://x" }, "/transport", /requires in-process execution, and a tool with an mcpEndpoint runs on its MCP server/);
     expectValid({ ...base, mcpEndpoint: "mcp+stdio://x" });
+  });
+});
+
+describe("transport", () => {
+  test('"native" accepts what runs in this server\'s process: an HTTP spec, a handler at sandbox "none" (or none given)', () => {
+    expectValid(http({}, { transport: "native" }));
+    expectValid({ ...base, transport: "native", codeArtifactRef: handler });
+    expectValid({ ...base, transport: "native", codeArtifactRef: handler, sandbox: "none" });
+  });
+
+  test('"native" refuses a handler in a sandbox of its own', () => {
+    for (const sandbox of ["context-isolated", "strict"]) {
+      expectIssue({ ...base, transport: "native", codeArtifactRef: handler, sandbox }, "/transport", `"native" requires in-process execution, and a handler at sandbox "${sandbox}" runs in a sandbox of its own; use sandbox "none" or transport "auto"`);
+    }
+  });
+
+  test('"mcp" refuses a spec or a handler, which would never run', () => {
+    expectIssue(mcp({ spec: http({}).spec }), "/transport", /"mcp" requires MCP execution on the mcpEndpoint, so an HTTP spec would never run/);
+    expectIssue(mcp({ codeArtifactRef: handler }), "/transport", /so a handler \(codeArtifactRef\) would never run/);
+  });
+
+  test('"auto" accepts a handler together with an mcpEndpoint (the handler runs)', () => {
+    expectValid({ ...base, codeArtifactRef: handler, sandbox: "strict", mcpEndpoint: "mcp+http://mcp.example/mcp" });
+  });
+});
+
+describe("needsSpec.secrets envName", () => {
+  test("names where the handler reads the resolved secret in context.env", () => {
+    expectValid({ ...base, codeArtifactRef: handler, needsSpec: { secrets: { API_TOKEN: { name: "acme-token", envName: "ACME_TOKEN" }, OTHER: { name: "other" } } } });
+  });
+
+  test("is a non-empty string, not a needsSpec.env name, and not another secret's envName", () => {
+    expectIssue({ ...base, needsSpec: { secrets: { "a/b": { envName: "" } } } }, "/needsSpec/secrets/a~1b/envName", /non-empty string/);
+    expectIssue({ ...base, needsSpec: { secrets: { A: { envName: 7 } } } }, "/needsSpec/secrets/A/envName", /non-empty string/);
+    expectIssue({ ...base, needsSpec: { env: { REGION: {} }, secrets: { A: { envName: "REGION" } } } }, "/needsSpec/secrets/A/envName", /also a needsSpec.env name/);
+    expectIssue({ ...base, needsSpec: { secrets: { A: { envName: "X" }, B: { envName: "X" } } } }, "/needsSpec/secrets/B/envName", '"X" is also the envName of secret "A"');
   });
 });
 

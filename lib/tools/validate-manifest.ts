@@ -3,7 +3,7 @@
  * is reported as an issue with a JSON pointer, the shape `POST /v1/tools` returns in `details.issues`.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
-import { isObject, issuesFromAjvErrors, jsonSchemaIssues, type Issue, type ToolTransport } from "./json-schema";
+import { escapePointer, isObject, issuesFromAjvErrors, jsonSchemaIssues, type Issue, type ToolTransport } from "./json-schema";
 import { CATALOG_ID_PATTERN, CATALOG_ID_PATTERN_MESSAGE } from "@/lib/ids";
 import { TOOL_VERSION_PATTERN, toolManifestSchema, type ToolManifest } from "./manifest-schema";
 
@@ -60,7 +60,9 @@ const PLACEHOLDER = /\{([^{}\s"]+)\}/g;
 const RULES: Array<(manifest: Manifest) => Issue[]> = [
   ioSchemaIssues,
   mcpEndpointIssues,
+  transportIssues,
   handlerExclusivityIssues,
+  secretEnvNameIssues,
   pausesIssues,
   urlTemplateIssues,
   textBodyIssues,
@@ -128,15 +130,55 @@ function ioSchemaIssues(manifest: Manifest): Issue[] {
   });
 }
 
-/** `transport: "mcp"` needs an endpoint, `"native"` forbids one, and the endpoint must be well formed. */
+/** `transport: "mcp"` needs an endpoint, and the endpoint must be well formed. */
 function mcpEndpointIssues(manifest: Manifest): Issue[] {
   const endpoint = manifest.mcpEndpoint;
   const at = (message: string) => [{ path: "/mcpEndpoint", message }];
   if (endpoint === undefined) return manifest.transport === "mcp" ? at('is required when transport is "mcp"') : [];
-  if (manifest.transport === "native") return at('is not allowed when transport is "native": a native tool runs in-process');
   if (typeof endpoint !== "string") return [];
   const parsed = parseMcpEndpoint(endpoint);
   return typeof parsed === "string" ? at(parsed) : [];
+}
+
+/**
+ * `transport: "native"` requires running in this server's process: an `mcpEndpoint` runs elsewhere, and so does a
+ * handler at a `sandbox` level other than `none` (a worker thread or a child process). An HTTP `spec` runs in process
+ * (only its request leaves). `transport: "mcp"` requires MCP: a `spec` or a handler would never run.
+ */
+function transportIssues(manifest: Manifest): Issue[] {
+  const at = (message: string) => [{ path: "/transport", message }];
+  if (manifest.transport === "native") {
+    if (manifest.mcpEndpoint !== undefined) return at('"native" requires in-process execution, and a tool with an mcpEndpoint runs on its MCP server; remove mcpEndpoint or use "auto"');
+    if (manifest.codeArtifactRef !== undefined && manifest.sandbox !== undefined && manifest.sandbox !== "none")
+      return at(`"native" requires in-process execution, and a handler at sandbox "${String(manifest.sandbox)}" runs in a sandbox of its own; use sandbox "none" or transport "auto"`);
+  }
+  if (manifest.transport === "mcp") {
+    const other = manifest.spec !== undefined ? "an HTTP spec" : manifest.codeArtifactRef !== undefined ? "a handler (codeArtifactRef)" : undefined;
+    if (other) return at(`"mcp" requires MCP execution on the mcpEndpoint, so ${other} would never run; remove it or use "auto"`);
+  }
+  return [];
+}
+
+/**
+ * A `needsSpec.secrets` entry's `envName` is the name the handler reads the resolved secret under in `context.env`:
+ * a non-empty string, not also a `needsSpec.env` name nor another secret's `envName`.
+ */
+function secretEnvNameIssues(manifest: Manifest): Issue[] {
+  const needsSpec = isObject(manifest.needsSpec) ? manifest.needsSpec : undefined;
+  const secrets = needsSpec && isObject(needsSpec.secrets) ? needsSpec.secrets : undefined;
+  if (!secrets) return [];
+  const envNames = new Set(isObject(needsSpec?.env) ? Object.keys(needsSpec.env) : []);
+  const taken = new Map<string, string>();
+  const issues: Issue[] = [];
+  for (const [key, entry] of Object.entries(secrets)) {
+    if (!isObject(entry) || entry.envName === undefined) continue;
+    const path = `/needsSpec/secrets/${escapePointer(key)}/envName`;
+    if (typeof entry.envName !== "string" || entry.envName === "") issues.push({ path, message: "must be a non-empty string: the name the handler reads the secret under in context.env" });
+    else if (envNames.has(entry.envName)) issues.push({ path, message: `${JSON.stringify(entry.envName)} is also a needsSpec.env name; context.env holds one value per name` });
+    else if (taken.has(entry.envName)) issues.push({ path, message: `${JSON.stringify(entry.envName)} is also the envName of secret ${JSON.stringify(taken.get(entry.envName))}` });
+    else taken.set(entry.envName, key);
+  }
+  return issues;
 }
 
 /** A tool has a declarative `spec` or a handler artifact, never both. */

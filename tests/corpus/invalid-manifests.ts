@@ -341,7 +341,10 @@ function badMcpEndpoints(): InvalidManifest[] {
       expectPath: "/mcpEndpoint",
     })),
     { name: "mcp transport without mcpEndpoint", manifest: withChange(mcpBase(), "/mcpEndpoint", REMOVE), expectPath: "/mcpEndpoint" },
-    { name: "native transport with mcpEndpoint", manifest: withChange(handlerBase(), "/transport", "native"), expectPath: "/mcpEndpoint" },
+    // "native" requires in-process execution: the refusal names the transport, the field whose promise cannot hold.
+    { name: "native transport with mcpEndpoint", manifest: withChange(handlerBase(), "/transport", "native"), expectPath: "/transport" },
+    { name: "native transport with a sandboxed handler", manifest: { ...withChange(filesystemBase(), "/mcpEndpoint", REMOVE), transport: "native", sandbox: "strict" }, expectPath: "/transport" },
+    { name: "mcp transport with an HTTP spec", manifest: { ...mcpBase(), spec: { kind: "http", method: "GET", urlTemplate: "https://api.example.com/x" } }, expectPath: "/transport" },
   ];
 }
 

@@ -61,7 +61,7 @@ export const registerToolOperation = defineOperation({
   tag: "Tools",
   summary: "Register a tool manifest",
   description:
-    "Body is a ToolManifest (Tool 1.3.0 minus its runtime handler) plus `projectId`. Validated with validateToolManifest: the schema, then `input`/`output` compile as Draft 2020-12 (MCP tools: their declared dialect), endpoint forms, URL template placeholders only in path and query. Metadata only: the handler is not uploaded. The ids of the tools built into Kindgi (`current-time`, `remember`, `recall`) are reserved: `validation-failed` at `/id`.",
+    "Body is a ToolManifest (Tool 1.3.0 minus its runtime handler) plus `projectId`. Validated with validateToolManifest: the schema, then `input`/`output` compile as Draft 2020-12 (MCP tools: their declared dialect), endpoint forms, URL template placeholders only in path and query, `transport` (`\"native\"` refuses an `mcpEndpoint` and a handler at a `sandbox` other than `none`; `\"mcp\"` requires an `mcpEndpoint` and refuses a `spec` or handler beside it). Metadata only: the handler is not uploaded. The ids of the tools built into Kindgi (`current-time`, `remember`, `recall`) are reserved: `validation-failed` at `/id`.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: registerToolBodySchema },
@@ -76,7 +76,8 @@ export const registerToolOperation = defineOperation({
           version: { type: "string" },
           warnings: {
             type: "array",
-            description: "Problems that do not stop the registration: a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is registered with a warning at the field concerned, since every run that calls it gets a tool error.",
+            description:
+              "Problems that do not stop the registration: a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is registered with a warning at the field concerned, since every run that calls it gets a tool error; and a declaration that cannot apply to how the tool runs gets one at its pointer saying why — `/sandbox`, `/limits`, `/needs`, `/needsSpec/env`, `/needsSpec/config`, `/needsSpec/secrets` on a tool run by its HTTP `spec` or on an MCP server reached by URL (only a pack handler honours them), and `/network` on the latter.",
             items: { type: "object", required: ["path", "message"], properties: { path: { type: "string", description: "JSON pointer." }, message: { type: "string" } } },
           },
         },

@@ -27,7 +27,10 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** The value of a secret the tool declares in `needsSpec.secrets` (stored under the entry's `name`, else its key). */
   resolveSecret(name: string): Promise<string>;
-  /** `needsSpec.env`: each entry's `value` (or `default`) as a string. */
+  /**
+   * `needsSpec.env`: each entry's `value` (or `default`) as a string; and each `needsSpec.secrets` entry with an
+   * `envName`, resolved before the call, under that name (redacted like every resolved secret).
+   */
   readonly env: Readonly<Record<string, string>>;
   /** `needsSpec.config`: each entry's `value` (or `default`), any JSON value. */
   readonly config: Readonly<Record<string, unknown>>;
@@ -35,6 +38,12 @@ export interface HandlerContext {
   fetch(url: string | URL, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Response>;
   /** Lines for the run's journal (redacted). */
   readonly log: HandlerLog;
+  /**
+   * The `needs` slots by name (lib/tools/handler/needs.ts): `tenant`, `project`, `run`, `conversation` as `{id}`,
+   * `memory:<type>` as a reader (`await context.needs["memory:facts"].search(query?, {limit?})`). An optional slot
+   * the run cannot fill is absent.
+   */
+  readonly needs: Readonly<Record<string, unknown>>;
   /** Accounts at other apps the tool declares in `needsSpec.connections`, by its names for them, resolved for this call. */
   readonly connections: Readonly<Record<string, HandlerConnection>>;
   /**
@@ -73,6 +82,7 @@ export type HandlerFailureReason =
   | "handler-permission-denied"
   | "handler-crashed"
   | "handler-cancelled"
-  | "artifact-kind-unsupported"
+  /** A required `needs` slot or an `envName` secret the runtime could not provide: the handler did not run. */
+  | "need-unavailable"
   | "network-denied"
   | "host-unresolvable";

@@ -130,9 +130,9 @@ describe("strict sandboxes and the process's exit", () => {
 });
 
 describe("artifacts and network", () => {
-  it("oci artifacts are refused at call time", async () => {
+  it("an oci handler whose bundle was not prepared does not run", async () => {
     const { outcome } = await call({ ...manifest("echo.mjs", "strict"), codeArtifactRef: { kind: "oci", imageRef: "ghcr.io/acme/tools:1", modulePath: "/handler.mjs", artifactVersion: "1" } }, {});
-    expect(outcome).toMatchObject({ ok: false, error: { reason: "artifact-kind-unsupported" } });
+    expect(outcome).toMatchObject({ ok: false, error: { reason: "handler-load-failed", message: expect.stringContaining("was not prepared") } });
   });
 
   it.each(["none", "strict"] as const)("context.fetch applies the network policy (%s)", async (sandbox) => {
@@ -156,5 +156,65 @@ describe.each(["none", "context-isolated", "strict"] as const)("connections unde
     });
     expect(outcome).toEqual({ ok: true, output: { app: "google", permissions: ["gmail.send"], owner: "person", tokenLength: token.length, frozen: true, names: ["mail"] } });
     expect(logs.map((line) => line.message)).toEqual(["token [redacted]"]);
+  });
+});
+
+describe("needs slots and envName secrets", () => {
+  const facts = (type: string, query: { text?: string; limit?: number }) => [{ id: "f1", type, content: `${query.text ?? "(newest)"}/${query.limit ?? "-"}`, createdAt: "2025-01-01T00:00:00.000Z" }];
+  const source = (conversationId: string | null) => ({ tenantId: "t1", projectId: "p1", runId: "r1", conversationId, readFacts: async (type: string, query: { text?: string; limit?: number }) => facts(type, query) });
+  const needsManifest = (sandbox: ToolManifest["sandbox"], needs: ToolManifest["needs"]) =>
+    manifest("needs.mjs", sandbox, { needs, needsSpec: { secrets: { API_TOKEN: { name: "acme-token", envName: "ACME_TOKEN" } } } });
+
+  function callWith(m: ToolManifest, input: unknown, needs: ReturnType<typeof source> | undefined, resolveSecret = async () => SECRET) {
+    const logs: HandlerLogLine[] = [];
+    return invokeHandlerTool(m, input, { idempotencyKey: "run_1:0.0", signal: new AbortController().signal, resolveSecret, log: (line) => logs.push(line), ...(needs ? { needs } : {}) }).then((outcome) => ({ outcome, logs }));
+  }
+
+  describe.each(["none", "context-isolated", "strict"] as const)("sandbox %s", (sandbox) => {
+    it("injects the declared slots by name, frozen, and the envName secret into context.env (redacted)", async () => {
+      const needs = [{ name: "tenant" }, { name: "project" }, { name: "run" }, { name: "conversation" }, { name: "memory:note" }, { name: "blob", optional: true }];
+      const { outcome, logs } = await callWith(needsManifest(sandbox, needs), { query: "billing", limit: 3 }, source("c1"));
+      expect(outcome).toEqual({
+        ok: true,
+        output: {
+          names: ["conversation", "memory:note", "project", "run", "tenant"],
+          ids: { tenant: { id: "t1" }, project: { id: "p1" }, run: { id: "r1" }, conversation: { id: "c1" } },
+          found: facts("note", { text: "billing", limit: 3 }),
+          newest: facts("note", {}),
+          frozen: true,
+          tokenLength: SECRET.length,
+          leaked: "token=[redacted]",
+        },
+      });
+      expect(logs.map((line) => line.message)).toEqual(["env token [redacted]"]);
+    });
+
+    it("fails with need-unavailable before the handler runs when a required slot cannot be provided", async () => {
+      const unknown = await callWith(manifest("marker.mjs", sandbox, { needs: [{ name: "db" }, { name: "tenant" }] }), { marker: `unit-${sandbox}` }, source("c1"));
+      expect(unknown.outcome).toEqual({ ok: false, error: { kind: "tool-error", reason: "need-unavailable", message: 'the tool requires the needs slot "db", which this run cannot provide; the handler did not run' } });
+      const noConversation = await callWith(manifest("marker.mjs", sandbox, { needs: [{ name: "conversation" }] }), { marker: `unit-${sandbox}` }, source(null));
+      expect(noConversation.outcome).toMatchObject({ ok: false, error: { reason: "need-unavailable", message: expect.stringContaining('"conversation"') } });
+      expect(existsSync(join(folder, `ran-unit-${sandbox}`))).toBe(false);
+    });
+  });
+
+  it("an optional slot the run cannot fill is absent; a run without a source can fill none", async () => {
+    const { outcome } = await callWith(needsManifest("none", [{ name: "conversation", optional: true }, { name: "tenant", optional: true }]), {}, source(null));
+    expect(outcome).toMatchObject({ ok: true, output: { names: ["tenant"] } });
+    const without = await callWith(needsManifest("none", [{ name: "tenant" }]), {}, undefined);
+    expect(without.outcome).toMatchObject({ ok: false, error: { reason: "need-unavailable" } });
+  });
+
+  it("an envName secret that cannot be resolved fails the call with need-unavailable, nothing run", async () => {
+    const { outcome } = await callWith(needsManifest("none", []), {}, source("c1"), async () => {
+      throw new Error('no secret named "acme-token" in this tenant');
+    });
+    expect(outcome).toEqual({ ok: false, error: { kind: "tool-error", reason: "need-unavailable", message: 'secret "API_TOKEN" (context.env.ACME_TOKEN) could not be resolved: no secret named "acme-token" in this tenant; the handler did not run' } });
+  });
+
+  it("the marker fixture does record a call when its needs are met", async () => {
+    const { outcome } = await callWith(manifest("marker.mjs", "none", { needs: [{ name: "tenant" }] }), { marker: "unit-met" }, source("c1"));
+    expect(outcome).toEqual({ ok: true, output: { ran: "unit-met" } });
+    expect(existsSync(join(folder, "ran-unit-met"))).toBe(true);
   });
 });

@@ -9,7 +9,9 @@
  *   `limits.memMB` is its `--max-old-space-size`, `limits.cpuMs` its CPU time (user + system, from /proc).
  * A sandbox runs one call at a time and is kept warm for the next; one that exceeded a limit, crashed or was
  * cancelled is stopped and replaced. Never throws: a failure is a result with a reason (HandlerFailureReason).
- * Every value `resolveSecret` returned is redacted from logs, the result and error messages.
+ * Every value `resolveSecret` returned is redacted from logs, the result and error messages. The `needs` slots and the
+ * `envName` secrets are resolved before the handler is loaded: a required one that cannot be is `need-unavailable`
+ * and nothing of the handler runs.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { pauseOf, type HandlerConnection, type HandlerContext, type HandlerFailureReason, type HandlerLogLine, type PauseData } from "@/lib/tools/handler/context";
+import { memoryQuery, needsOf, resolveNeeds, type HandlerFact, type NeedsData, type NeedsSource } from "@/lib/tools/handler/needs";
 import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
 import { childSource, workerSource } from "@/lib/tools/handler/sandbox-runner";
 
@@ -35,6 +38,8 @@ export type HandlerInvokeContext = {
   pause?: PauseData;
   /** An `oci` handler's unpacked bundle (read-only) and the absolute path of its module in it. */
   artifact?: { root: string; modulePath: string };
+  /** What the run offers for the tool's `needs` slots; without it, only optional slots can be declared. */
+  needs?: NeedsSource;
 };
 
 export type HandlerInvokeResult =
@@ -59,6 +64,11 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
   if (!ref) return fail("handler-load-failed", `tool ${manifest.id}@${manifest.version} has no codeArtifactRef`);
   const modulePath = ref.kind === "filesystem" ? ref.modulePath : context.artifact?.modulePath;
   if (!modulePath) return fail("handler-load-failed", `the artifact ${ref.kind === "oci" ? ref.imageRef : ""} of tool ${manifest.id}@${manifest.version} was not prepared`);
+  const needs = resolveNeeds(manifest.needs, context.needs);
+  if (!needs.ok) {
+    const names = needs.unavailable.map((name) => JSON.stringify(name)).join(", ");
+    return fail("need-unavailable", `the tool requires the needs slot${needs.unavailable.length > 1 ? "s" : ""} ${names}, which this run cannot provide; the handler did not run`);
+  }
   const connections = context.connections ?? {};
   const secrets: string[] = Object.values(connections).map((connection) => connection.accessToken).filter(Boolean);
   const redact = (text: string) => redactText(text, secrets);
@@ -69,7 +79,9 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
     secrets,
     redact,
   };
-  const data: CallData = { idempotencyKey: context.idempotencyKey, env: envOf(manifest), config: configOf(manifest), connections, pause: manifest.pauses === true ? (context.pause ?? null) : null };
+  const env = await envWithSecrets(manifest, host);
+  if (!env.ok) return env;
+  const data: CallData = { idempotencyKey: context.idempotencyKey, env: env.value, config: configOf(manifest), connections, needs: needs.data, pause: manifest.pauses === true ? (context.pause ?? null) : null };
   if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
   const sandbox = manifest.sandbox ?? "none";
   const result = sandbox === "none" ? await runInProcess(modulePath, input, data, host) : await runInSandbox(sandbox, manifest, modulePath, input, data, host);
@@ -86,7 +98,7 @@ function freezeConnections(connections: Readonly<Record<string, HandlerConnectio
   return Object.freeze(Object.fromEntries(Object.entries(connections).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) as unknown as string[] })])));
 }
 
-type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown>; connections: Readonly<Record<string, HandlerConnection>>; pause: PauseData | null };
+type CallData = { idempotencyKey: string; env: Record<string, string>; config: Record<string, unknown>; connections: Readonly<Record<string, HandlerConnection>>; needs: NeedsData; pause: PauseData | null };
 
 /** The handler answered with its pause (the value `context.pause()` returned for this call). */
 function pausedBy(output: unknown, pause: PauseData | null): { waitId: string; expiresAt: string } | null {
@@ -114,6 +126,20 @@ function envOf(manifest: ToolManifest): Record<string, string> {
   return env;
 }
 
+/** `needsSpec.env`, plus each `needsSpec.secrets` entry with an `envName` resolved under that name (redacted from then on). */
+async function envWithSecrets(manifest: ToolManifest, host: CallHost): Promise<{ ok: true; value: Record<string, string> } | Failure> {
+  const env = envOf(manifest);
+  for (const [name, entry] of Object.entries(host.declaredSecrets)) {
+    if (typeof entry.envName !== "string" || entry.envName === "") continue;
+    try {
+      env[entry.envName] = await resolveDeclaredSecret(host, name);
+    } catch (error) {
+      return fail("need-unavailable", host.redact(`secret "${name}" (context.env.${entry.envName}) could not be resolved: ${errorOf(error).message}; the handler did not run`));
+    }
+  }
+  return { ok: true, value: env };
+}
+
 function configOf(manifest: ToolManifest): Record<string, unknown> {
   const config: Record<string, unknown> = {};
   for (const [name, entry] of Object.entries(manifest.needsSpec?.config ?? {})) {
@@ -130,6 +156,13 @@ async function resolveDeclaredSecret(host: CallHost, name: string): Promise<stri
   const value = await host.context.resolveSecret(stored);
   if (value && !host.secrets.includes(value)) host.secrets.push(value);
   return value;
+}
+
+/** A memory slot's read: only of a fact type the call's slots name. */
+async function readDeclaredFacts(host: CallHost, needs: NeedsData, type: string, query: { text?: string; limit?: number }): Promise<HandlerFact[]> {
+  const source = host.context.needs;
+  if (!source || !Object.values(needs.memory).includes(type)) throw Object.assign(new Error(`memory:${type} is not a needs slot of this call`), { code: "need-unavailable" });
+  return source.readFacts(type, query);
 }
 
 function writeLog(host: CallHost, level: string, message: string): void {
@@ -211,6 +244,7 @@ async function runInProcess(modulePath: string, input: unknown, data: CallData, 
     },
     log,
     connections: freezeConnections(data.connections),
+    needs: needsOf(data.needs, (type, query) => readDeclaredFacts(host, data.needs, type, query)),
     pause: pauseOf(data.pause),
   });
   try {
@@ -258,6 +292,7 @@ type SandboxMessage =
   | { t: "result"; id: number; ok: false; error: { message: string; code?: string } }
   | { t: "log"; id: number; level: string; message: string }
   | { t: "secret"; id: number; rid: number; name: string }
+  | { t: "memory"; id: number; rid: number; type: string; query?: string; limit?: number }
   | ({ t: "fetch"; id: number; rid: number } & FetchRequest);
 
 type Exit = { memory: boolean; description: string };
@@ -526,6 +561,7 @@ async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: st
       if (!("id" in message) || message.id !== id) return;
       if (message.t === "log") writeLog(host, message.level, message.message);
       else if (message.t === "secret") reply(message.rid, resolveDeclaredSecret(host, message.name));
+      else if (message.t === "memory") reply(message.rid, readDeclaredFacts(host, data.needs, message.type, memoryQuery(message.query, { limit: message.limit })));
       else if (message.t === "fetch") reply(message.rid, policyFetch({ url: message.url, method: message.method, headers: message.headers, body: message.body }, host.policy, host.context.signal));
       else if (message.t === "result") {
         if (host.context.signal.aborted) finish(fail("handler-cancelled", "the call was cancelled"), true);

@@ -5,7 +5,8 @@
  *
  * Messages: server → sandbox `{t:"call", id, input, ctx}`, `{t:"reply", rid, ok, value | error}`, `{t:"abort", id}`;
  * sandbox → server `{t:"ready"}`, `{t:"load-failed", message}`, `{t:"result", id, ok, output | error}`,
- * `{t:"log", id, level, message}`, `{t:"secret", rid, id, name}`, `{t:"fetch", rid, id, url, method, headers, body}`.
+ * `{t:"log", id, level, message}`, `{t:"secret", rid, id, name}`, `{t:"fetch", rid, id, url, method, headers, body}`,
+ * `{t:"memory", rid, id, type, query?, limit?}` (a `memory:<type>` slot's search).
  */
 const RUNNER_BODY = String.raw`
 const modulePath = MODULE_PATH;
@@ -49,6 +50,12 @@ function makeContext(id, data, signal) {
     },
     log,
     connections: Object.freeze(Object.fromEntries(Object.entries(data.connections ?? {}).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) })]))),
+    needs: Object.freeze(Object.fromEntries([
+      ...Object.entries(data.needs.ids).map(([name, value]) => [name, Object.freeze({ ...value })]),
+      ...Object.entries(data.needs.memory).map(([name, type]) => [name, Object.freeze({
+        search: (query, options) => request({ t: "memory", id, type, query: typeof query === "string" ? query : undefined, limit: options && typeof options.limit === "number" ? options.limit : undefined }),
+      })]),
+    ])),
     pause: (options) => {
       if (!data.pause) throw Object.assign(new Error("this tool cannot pause: only a pack handler tool with pauses: true can"), { code: "pause-unavailable" });
       const ms = options && typeof options.timeoutMs === "number" && Number.isFinite(options.timeoutMs) && options.timeoutMs > 0 ? Math.min(options.timeoutMs, 24 * 24 * 3600 * 1000) : null;

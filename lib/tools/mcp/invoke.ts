@@ -7,6 +7,9 @@
  *   `{content: [...]}` ({@link MCP_CONTENT_OUTPUT_SCHEMA}): text as `{type: "text", text}`, images and audio as
  *   `{type, mimeType, data}` (base64), embedded resources as `{type: "resource", uri, mimeType?, text? | blob?}`,
  *   resource links as `{type: "resource_link", uri, name, mimeType?, description?}`.
+ * - The tool's `needsSpec.connections`, resolved for the call, go with the `tools/call` request in `params._meta`
+ *   under {@link MCP_CONNECTIONS_META_KEY} (`{<name>: {app, permissions, owner, accessToken}}`), as an HTTP tool's
+ *   `connection` authorization sends its token; their tokens are redacted from the result and error messages.
  * - A connection that dies while a call is in flight leaves the outcome unknown: a read-only tool (`mutating: false`)
  *   is called once more on a new connection; a mutating one fails (never sent twice blindly). A connection found dead
  *   before the call is simply replaced.
@@ -44,11 +47,19 @@ export const MCP_CONTENT_OUTPUT_SCHEMA = {
 
 const MAX_ERROR_CHARS = 4000;
 
+/** The `params._meta` key a `tools/call` request carries the tool's resolved connections under. */
+export const MCP_CONNECTIONS_META_KEY = "dev.kindgi/connections";
+
+/** A connection as the MCP server receives it. */
+export type McpCallConnection = { app: string; permissions: string[]; owner: "person" | "company"; accessToken: string };
+
 export type McpInvokeContext = {
   tenantId: string;
   /** The endpoint's connection settings (headers with their secrets resolved), read when a connection is needed. */
   config(): Promise<McpConnectionConfig>;
   signal?: AbortSignal;
+  /** The tool's `needsSpec.connections`, resolved for this call, by the tool's names for them. */
+  connections?: Readonly<Record<string, McpCallConnection>>;
 };
 
 export type McpInvokeResult =
@@ -87,7 +98,7 @@ export async function invokeMcpTool(manifest: ToolManifest, input: unknown, cont
       return fail("mcp-connection-failed", errorMessage(error));
     }
     try {
-      return await callOnce(manifest, name, input, connection, context.signal);
+      return redactTokens(await callOnce(manifest, name, input, connection, context), Object.values(context.connections ?? {}).map((used) => used.accessToken));
     } catch (error) {
       if (!(error instanceof LostConnection)) throw error;
       await dropConnection(key, connection);
@@ -99,11 +110,14 @@ export async function invokeMcpTool(manifest: ToolManifest, input: unknown, cont
   }
 }
 
-async function callOnce(manifest: ToolManifest, name: string, input: unknown, connection: McpConnection, signal?: AbortSignal): Promise<McpInvokeResult> {
+async function callOnce(manifest: ToolManifest, name: string, input: unknown, connection: McpConnection, context: McpInvokeContext): Promise<McpInvokeResult> {
   const timeoutMs = mcpTimeoutMs();
+  const signal = context.signal;
+  const connections = context.connections ?? {};
+  const meta = Object.keys(connections).length ? { _meta: { [MCP_CONNECTIONS_META_KEY]: connections } } : {};
   let result: Awaited<ReturnType<McpConnection["client"]["callTool"]>>;
   try {
-    result = await connection.client.callTool({ name, arguments: isObject(input) ? input : {} }, undefined, { timeout: timeoutMs, signal });
+    result = await connection.client.callTool({ name, arguments: isObject(input) ? input : {}, ...meta }, undefined, { timeout: timeoutMs, signal });
   } catch (error) {
     if (signal?.aborted) return fail("cancelled", "the call was cancelled before the MCP server answered");
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return fail("timeout", `the MCP server did not answer within ${timeoutMs} ms`);
@@ -121,6 +135,19 @@ async function callOnce(manifest: ToolManifest, name: string, input: unknown, co
   const checked = validate(output);
   if (!checked.ok) return fail("output-invalid", `output does not match the tool's output schema: ${checked.issues.map((issue) => `${issue.path || "/"} ${issue.message}`).join("; ")}`);
   return { ok: true, output: checked.value };
+}
+
+/** The result with every access token of the call's connections replaced by `[redacted]` (an echoing server shows none). */
+function redactTokens(result: McpInvokeResult, tokens: readonly string[]): McpInvokeResult {
+  const secrets = tokens.filter(Boolean);
+  if (!secrets.length) return result;
+  const text = (value: string) => secrets.reduce((redacted, secret) => redacted.split(secret).join("[redacted]"), value);
+  const deep = (value: unknown): unknown =>
+    typeof value === "string" ? text(value)
+    : Array.isArray(value) ? value.map(deep)
+    : isObject(value) ? Object.fromEntries(Object.entries(value).map(([key, item]) => [text(key), deep(item)]))
+    : value;
+  return result.ok ? { ok: true, output: deep(result.output) } : { ok: false, error: { ...result.error, message: text(result.error.message) } };
 }
 
 /** A content item in the documented result shape. */
