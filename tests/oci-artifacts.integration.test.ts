@@ -105,9 +105,9 @@ describe("an oci handler on a production server", () => {
     expect(events.find((event) => event.type === "tool-call-started").data.artifact).toEqual({ imageRef: `${registry.host}/acme/tools:1.0.0`, artifactVersion: "1.0.0", digest: v1.digest });
     expect(events.find((event) => event.type === "tool-logged").data.message).toBe("running one");
     // Unpacked once, read-only, under its digest.
-    const unpacked = path.join(cacheDir, "bundles", "sha256", v1.digest.slice("sha256:".length));
+    const unpacked = path.join(cacheDir, "bundles", "sha256", v1.digest.slice("sha256:".length), "files");
     expect(fs.readFileSync(path.join(unpacked, "pack/lib/shout.mjs"), "utf8")).toContain("toUpperCase");
-    expect(() => fs.writeFileSync(path.join(unpacked, "pack/handler.mjs"), "tampered")).toThrow();
+    for (const file of ["pack", "pack/handler.mjs", "pack/lib/shout.mjs"]) expect(fs.statSync(path.join(unpacked, file)).mode & 0o222).toBe(0);
   });
 
   it("keeps running the bytes it registered when its tag is repointed; a new version takes the new bytes", async () => {
@@ -127,7 +127,7 @@ describe("an oci handler on a production server", () => {
   it("refuses a filesystem handler", async () => {
     const refused = await register(ociTool("unused", { codeArtifactRef: { kind: "filesystem", modulePath: path.join(own.handlers, "echo.mjs") } }));
     expect(refused.status).toBe(400);
-    expect(refused.body.error.issues.map((issue: any) => issue.path)).toContain("/codeArtifactRef");
+    expect(refused.body.error.details.issues.map((issue: any) => issue.path)).toContain("/codeArtifactRef");
   });
 
   it("runs a pausing oci tool after a person's approval, and the other system's answer ends the run", async () => {
@@ -182,7 +182,7 @@ describe("an oci artifact that cannot be run fails the call with a precise code,
   it("a missing artifact: refused at registration by tag, and a call of a digest no registry has fails with artifact-not-found", async () => {
     const missingTag = await register(ociTool(`${registry.host}/acme/tools:9.9.9`));
     expect(missingTag.status).toBe(400);
-    expect(missingTag.body.error.issues).toEqual([expect.objectContaining({ path: "/codeArtifactRef/imageRef", message: expect.stringContaining("artifact-not-found") })]);
+    expect(missingTag.body.error.details.issues).toEqual([expect.objectContaining({ path: "/codeArtifactRef/imageRef", message: expect.stringContaining("artifact-not-found") })]);
     const byDigest = ociTool(`${registry.host}/acme/tools@sha256:${"0".repeat(64)}`);
     expect((await register(byDigest)).status).toBe(201);
     const run = await invoke(byDigest.id, "1.0.0", { text: "x" });
@@ -204,7 +204,7 @@ describe("an oci artifact that cannot be run fails the call with a precise code,
     const other = await newTenant("oci private registry");
     const byTag = await call("POST", "/v1/tools", { key: other.key, body: { ...ociTool(`${registry.host}/acme/tools:1.0.0`), projectId: other.projectId } });
     expect(byTag.status).toBe(400);
-    expect(byTag.body.error.issues[0]).toMatchObject({ path: "/codeArtifactRef/imageRef", message: expect.stringContaining("network-denied") });
+    expect(byTag.body.error.details.issues[0]).toMatchObject({ path: "/codeArtifactRef/imageRef", message: expect.stringContaining("network-denied") });
     const byDigest = ociTool(`${registry.host}/acme/tools@${v1.digest}`);
     expect((await call("POST", "/v1/tools", { key: other.key, body: { ...byDigest, projectId: other.projectId } })).status).toBe(201);
     const run = await call("POST", `/v1/tools/${byDigest.id}/versions/1.0.0/invoke`, { key: other.key, body: { arguments: { text: "x" } } });

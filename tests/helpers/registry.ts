@@ -70,7 +70,8 @@ export async function startRegistry(options: { auth?: "token" | "none" } = {}): 
     auth,
     tokenRealm,
     async close() {
-      if (child.exitCode === null) {
+      // Closing twice is fine: a registry already stopped (by this signal or on its own) is not waited for again.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
         await exited;
