@@ -11,6 +11,8 @@ const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6
 const weatherId = `e2e.weather-${stamp}`;
 const mailerId = `e2e.send-mail-${stamp}`;
 const filesId = `e2e.list-files-${stamp}`;
+const signerId = `e2e.sign-${stamp}`;
+const signerDigest = `sha256:${"5e".repeat(32)}`;
 
 let server: RecordingServer;
 
@@ -74,6 +76,18 @@ test.beforeAll(async ({ e2e }) => {
     input: { type: "object", properties: { to: { type: "string", format: "email" } } },
     output: { type: "object" },
   });
+  // An OCI handler named by digest: registration records it without asking the registry.
+  await register(client, e2e.defaultProjectId, {
+    id: signerId,
+    version: "1.2.0",
+    description: "Signs a text with the team key.",
+    mutating: false,
+    sandbox: "strict",
+    network: { kind: "none" },
+    input: { type: "object", properties: { text: { type: "string" } } },
+    output: { type: "object" },
+    codeArtifactRef: { kind: "oci", imageRef: `registry.example/acme/tools@${signerDigest}`, modulePath: "/pack/sign.mjs", artifactVersion: "1.2.0-build.7" },
+  });
   await register(client, e2e.defaultProjectId, { id: filesId, version: "1.0.0", description: "Lists files of a folder.", mutating: false, transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }], input: { type: "object" }, output: { type: "object" } });
 });
 
@@ -107,10 +121,10 @@ test("finds a tool by search and filters, with its behaviour in words", async ({
   await expect(table.getByRole("link", { name: mailerId })).toHaveCount(0);
 
   await page.getByLabel("Search tools").fill(stamp);
-  await expect(table.getByRole("link", { name: /^e2e\./ })).toHaveCount(3);
+  await expect(table.getByRole("link", { name: /^e2e\./ })).toHaveCount(4);
   await page.getByLabel("Mutating", { exact: true }).selectOption("false");
   await expect(page).toHaveURL(/mutating=false/);
-  await expect(table.getByRole("link", { name: /^e2e\./ })).toHaveText([filesId, weatherId]);
+  await expect(table.getByRole("link", { name: /^e2e\./ })).toHaveText([filesId, signerId, weatherId]);
   await page.getByLabel("Transport").selectOption("mcp");
   await expect(table.getByRole("link", { name: /^e2e\./ })).toHaveText([filesId]);
   await page.getByLabel("Transport").selectOption("");
@@ -209,6 +223,17 @@ test("reads a tool's schema, fills its generated form and sees the result; a bad
   await expect(page).toHaveURL(/version=0\.9\.0/);
   await expect(page.getByText("The first forecast.")).toBeVisible();
   await expect(page.getByRole("table", { name: "Input properties" }).getByRole("rowheader", { name: "city" })).toBeVisible();
+});
+
+test("an OCI handler's page names its artifact version and the digest it runs", async ({ page }) => {
+  await page.goto(`/tools/${signerId}`);
+  await expect(page.getByRole("heading", { name: signerId, level: 1 })).toBeVisible();
+  const runs = page.getByRole("region", { name: "How it runs" });
+  await expect(runs.getByText(`registry.example/acme/tools@${signerDigest}`)).toBeVisible();
+  await expect(runs.getByText("artifact version 1.2.0-build.7")).toBeVisible();
+  await expect(runs.getByTitle(signerDigest)).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+  await screenshot(page, "tool-page-oci");
 });
 
 test("the built-in current-time tool runs from its page", async ({ page }) => {
