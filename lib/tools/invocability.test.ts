@@ -51,8 +51,8 @@ describe("toolInvoker follows transport", () => {
     expect(toolInvoker({ ...base, mcpEndpoint: endpoint })).toBe("mcp");
   });
 
-  it('"auto" falls back to MCP when the handler cannot run on this server (an oci artifact)', () => {
-    expect(toolInvoker({ ...base, codeArtifactRef: ociHandler, mcpEndpoint: endpoint })).toBe("mcp");
+  it('"auto" prefers an oci handler, which runs in this server, over the MCP endpoint', () => {
+    expect(toolInvoker({ ...base, codeArtifactRef: ociHandler, mcpEndpoint: endpoint })).toBe("handler");
     expect(toolInvoker({ ...base, codeArtifactRef: ociHandler })).toBe("handler");
   });
 
