@@ -15,7 +15,7 @@ import { projectFilter, requireWrite, resolveWritableProject, type Actor } from 
 import { audit } from "@/lib/services/audit";
 import { registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 import { resolveSecretValue } from "@/lib/services/secrets";
-import { checkMcpUrl, dropConnection, errorMessage, McpConnectError, parseEndpoint, poolKey, pooledConnection, stdioAllowed, type McpConnection, type McpConnectionConfig } from "@/lib/tools/mcp/connection";
+import { checkMcpUrl, dropConnection, dropEndpointConnections, errorMessage, McpConnectError, parseEndpoint, poolKey, pooledConnection, stdioAllowed, type McpConnection, type McpConnectionConfig } from "@/lib/tools/mcp/connection";
 import { discoveredTool, listAllTools } from "@/lib/tools/mcp/discovery";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
 import { bumpGeneration } from "@/lib/services/tenant-generation";
@@ -122,6 +122,7 @@ async function freshConnection(tenantId: string, config: McpConnectionConfig): P
   } catch (error) {
     if (error instanceof McpConnectError && error.kind === "stdio-disabled") throw new AppError("mcp-stdio-disabled", error.message);
     if (error instanceof McpConnectError && error.kind === "network-denied") throw new AppError("mcp-endpoint-refused", error.message);
+    if (error instanceof McpConnectError && error.kind === "sandbox-unavailable") throw new AppError("sandbox-unavailable", error.message);
     throw new AppError("mcp-connection-failed", errorMessage(error));
   }
 }
@@ -289,7 +290,7 @@ export async function unregisterMcpEndpoint(actor: Actor, endpointId: string): P
   });
   try {
     const headers = await resolveHeaders(actor.tenantId, storedHeaders(row));
-    await dropConnection(poolKey(actor.tenantId, { endpoint: row.endpoint, headers }));
+    await dropEndpointConnections(actor.tenantId, { endpoint: row.endpoint, headers });
   } catch {
     // A secret deleted since: its connection, if any, closes with the process.
   }
