@@ -140,7 +140,7 @@ describe.each(["context-isolated", "strict", "mcp stdio"] as const)("code run fo
     expect(completed, JSON.stringify(completed)).toMatchObject({ ok: true });
     const outcomes = completed.output.outcomes;
     expect(outcomes[0]).toMatchObject({ ok: true, status: 200, body: "recorded" });
-    expect(outcomes[1]).toMatchObject({ ok: true, received: "echo connected" });
+    expect(outcomes[1], JSON.stringify(outcomes)).toMatchObject({ ok: true, received: "echo connected" });
     expect(outcomes[2]).toMatchObject(denied);
     expect(outcomes[3]).toMatchObject(denied);
     expect(outcomes[4]).toMatchObject({ ok: false });

@@ -61,11 +61,11 @@ async function probe(): Promise<Availability> {
     ok: false,
     message: `sandboxes are unavailable: ${why}; tools with sandbox "context-isolated" or "strict" and stdio MCP servers fail with sandbox-unavailable (they never run unconfined). Install bubblewrap (or set KINDGI_BWRAP) where user namespaces are allowed.`,
   });
-  if (!existsSync(command)) return unavailable(`${command} does not exist`);
+  if (!existsSync(/*turbopackIgnore: true*/ command)) return unavailable(`${command} does not exist`);
   const args = [...baseArgs(), ...minimalFilesystem(), "--", "/usr/bin/true"];
   return new Promise((settle) => {
     let stderr = "";
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(/*turbopackIgnore: true*/ command, args, { stdio: ["ignore", "ignore", "pipe"] });
     const timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => (stderr += chunk));
@@ -86,17 +86,17 @@ function baseArgs(): string[] {
 
 function minimalFilesystem(): string[] {
   const args = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin"];
-  const prefix = dirname(dirname(realpathSync(process.execPath)));
+  const prefix = dirname(dirname(realpathSync(/*turbopackIgnore: true*/ process.execPath)));
   if (prefix !== "/usr" && !prefix.startsWith("/usr/")) args.push("--ro-bind", prefix, prefix);
   return [...args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 }
 
 /** What the server keeps from a sandbox whose filesystem is the host's: its data folder and `.env*` files. */
 function hiddenHostPaths(): { folders: string[]; files: string[] } {
-  const data = resolve(process.env.KINDGI_DATA_DIR ?? "./data/pgdata");
-  const folders = [egressRoot(), ...(existsSync(data) ? [data] : [])];
+  const data = resolve(/*turbopackIgnore: true*/ process.env.KINDGI_DATA_DIR ?? "./data/pgdata");
+  const folders = [egressRoot(), ...(existsSync(/*turbopackIgnore: true*/ data) ? [data] : [])];
   const cwd = process.cwd();
-  const files = readdirSync(cwd).filter((name) => name.startsWith(".env")).map((name) => join(cwd, name));
+  const files = readdirSync(/*turbopackIgnore: true*/ cwd).filter((name) => name.startsWith(".env")).map((name) => join(cwd, name));
   return { folders, files };
 }
 

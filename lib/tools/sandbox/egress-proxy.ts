@@ -57,7 +57,8 @@ export async function startEgressProxy(policy: NetworkPolicy | undefined): Promi
   writeFileSync(join(directory, "preamble.mjs"), EGRESS_PREAMBLE, { mode: 0o644 });
   writeFileSync(join(directory, "launcher.mjs"), EGRESS_LAUNCHER, { mode: 0o644 });
   const sockets = new Set<Duplex>();
-  const server = http.createServer((request, response) => void forward(policy, request, response));
+  // An http.Server of its own: not `http.createServer`, which the server's HTTP front wraps for the API's routes.
+  const server = new http.Server((request, response) => void forward(policy, request, response));
   server.on("connect", (request: http.IncomingMessage, client: Duplex, head: Buffer) => void tunnel(policy, request, client, head));
   server.on("connection", (socket: net.Socket) => {
     if (sockets.size >= MAX_CONNECTIONS) {
