@@ -113,10 +113,13 @@ export async function mcpConnectionConfig(tenantId: string, projectId: string, e
   return { endpoint, headers: row ? await resolveHeaders(tenantId, storedHeaders(row)) : {} };
 }
 
-/** A fresh connection for a registration or a refresh (the pooled one, if any, is replaced). */
+/**
+ * A fresh connection for a registration or a refresh: every pooled one to the endpoint is dropped (the server may have
+ * changed), and this one, made for no tool (a stdio server's policy `none`), is dropped once listed (see connectAndSync).
+ */
 async function freshConnection(tenantId: string, config: McpConnectionConfig): Promise<McpConnection> {
   const key = poolKey(tenantId, config);
-  await dropConnection(key);
+  await dropEndpointConnections(tenantId, config);
   try {
     return await pooledConnection(key, config);
   } catch (error) {
@@ -192,7 +195,11 @@ async function connectAndSync(actor: Actor, row: EndpointRow) {
   try {
     const config = { endpoint: row.endpoint, headers: await resolveHeaders(actor.tenantId, storedHeaders(row)) };
     connection = await freshConnection(actor.tenantId, config);
-    synced = await syncTools(actor, row, connection);
+    try {
+      synced = await syncTools(actor, row, connection);
+    } finally {
+      await dropConnection(poolKey(actor.tenantId, config), connection);
+    }
   } catch (error) {
     const message = error instanceof AppError && error.code === "secret-not-found" ? error.message : errorMessage(error);
     await db.mcpEndpoint.update({ where: { id: row.id }, data: { status: "error", lastError: message } });
