@@ -1,7 +1,7 @@
 /**
  * Tool-call latency at the invoker, warm: a native tool (`current-time`) beside a pack handler at each sandbox level
- * (`none` in process, `context-isolated` in a worker thread, `strict` in a child process under Node's permission
- * model), in one run, one call at a time. No HTTP, no database, no journal: the figures are what the transport adds
+ * (`none` in process; `context-isolated` in a child process under bubblewrap with its egress proxy; `strict` the same
+ * under Node's permission model), in one run, one call at a time. No HTTP, no database, no journal: the figures are what the transport adds
  * to a tool call, not a turn. The handler is tests/fixtures/handlers/echo.mjs (resolves a secret, logs two lines,
  * answers an object), copied to a temporary folder as the tests do.
  *
@@ -75,7 +75,7 @@ async function main() {
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
-  // Warm workers and children would keep the process alive.
+  // Warm sandboxes (child processes and their egress proxies) would keep the process alive.
   process.exit(process.exitCode ?? 0);
 }
 

@@ -36,6 +36,8 @@ export const errorStatus = {
   "mcp-stdio-disabled": 403,
   /** An MCP endpoint URL whose address the network rules refuse (loopback and private ones unless KINDGI_MCP_ALLOW_PRIVATE_URLS=1). */
   "mcp-endpoint-refused": 403,
+  /** Code run for a tool needs a bubblewrap sandbox and this server cannot make one (no bwrap, no user namespaces); it never runs unconfined. */
+  "sandbox-unavailable": 503,
   /** The MCP server could not be started, reached or listed; `message` says why. */
   "mcp-connection-failed": 502,
   /** The same agent id and version are registered already. */

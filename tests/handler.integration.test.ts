@@ -63,7 +63,8 @@ async function handlerTool(file: string, overrides: Record<string, unknown> = {}
   });
   const created = await api("POST", "/v1/tools", { ...manifest, projectId: tenant.projectId });
   expect(created.status, created.text).toBe(201);
-  expect(created.body.warnings).toEqual([]);
+  const unsandboxed = (overrides.sandbox ?? "none") === "none";
+  expect(created.body.warnings).toEqual(unsandboxed ? [{ path: "/sandbox", message: expect.stringContaining("its network policy covers only what it sends through context.fetch") }] : []);
   return manifest.id as string;
 }
 

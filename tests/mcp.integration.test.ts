@@ -90,7 +90,9 @@ function pidsRunning(needle: string): number[] {
     try {
       const commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
       const state = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      return commandLine.includes(needle) && state.slice(state.lastIndexOf(")") + 2)[0] !== "Z" ? [Number(pid)] : [];
+      // The server itself, not the sandbox's bwrap and launcher processes that run it.
+      const sandboxing = commandLine.includes("/run/kindgi-egress/launcher.mjs");
+      return commandLine.includes(needle) && !sandboxing && state.slice(state.lastIndexOf(")") + 2)[0] !== "Z" ? [Number(pid)] : [];
     } catch {
       return [];
     }

@@ -15,7 +15,7 @@ import { projectFilter, requireWrite, resolveWritableProject, type Actor } from 
 import { audit } from "@/lib/services/audit";
 import { registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
 import { resolveSecretValue } from "@/lib/services/secrets";
-import { checkMcpUrl, dropConnection, errorMessage, McpConnectError, parseEndpoint, poolKey, pooledConnection, stdioAllowed, type McpConnection, type McpConnectionConfig } from "@/lib/tools/mcp/connection";
+import { checkMcpUrl, dropConnection, dropEndpointConnections, errorMessage, McpConnectError, parseEndpoint, poolKey, pooledConnection, stdioAllowed, type McpConnection, type McpConnectionConfig } from "@/lib/tools/mcp/connection";
 import { discoveredTool, listAllTools } from "@/lib/tools/mcp/discovery";
 import { validateToolManifest } from "@/lib/tools/validate-manifest";
 import { bumpGeneration } from "@/lib/services/tenant-generation";
@@ -113,15 +113,19 @@ export async function mcpConnectionConfig(tenantId: string, projectId: string, e
   return { endpoint, headers: row ? await resolveHeaders(tenantId, storedHeaders(row)) : {} };
 }
 
-/** A fresh connection for a registration or a refresh (the pooled one, if any, is replaced). */
+/**
+ * A fresh connection for a registration or a refresh: every pooled one to the endpoint is dropped (the server may have
+ * changed), and this one, made for no tool (a stdio server's policy `none`), is dropped once listed (see connectAndSync).
+ */
 async function freshConnection(tenantId: string, config: McpConnectionConfig): Promise<McpConnection> {
   const key = poolKey(tenantId, config);
-  await dropConnection(key);
+  await dropEndpointConnections(tenantId, config);
   try {
     return await pooledConnection(key, config);
   } catch (error) {
     if (error instanceof McpConnectError && error.kind === "stdio-disabled") throw new AppError("mcp-stdio-disabled", error.message);
     if (error instanceof McpConnectError && error.kind === "network-denied") throw new AppError("mcp-endpoint-refused", error.message);
+    if (error instanceof McpConnectError && error.kind === "sandbox-unavailable") throw new AppError("sandbox-unavailable", error.message);
     throw new AppError("mcp-connection-failed", errorMessage(error));
   }
 }
@@ -191,7 +195,11 @@ async function connectAndSync(actor: Actor, row: EndpointRow) {
   try {
     const config = { endpoint: row.endpoint, headers: await resolveHeaders(actor.tenantId, storedHeaders(row)) };
     connection = await freshConnection(actor.tenantId, config);
-    synced = await syncTools(actor, row, connection);
+    try {
+      synced = await syncTools(actor, row, connection);
+    } finally {
+      await dropConnection(poolKey(actor.tenantId, config), connection);
+    }
   } catch (error) {
     const message = error instanceof AppError && error.code === "secret-not-found" ? error.message : errorMessage(error);
     await db.mcpEndpoint.update({ where: { id: row.id }, data: { status: "error", lastError: message } });
@@ -289,7 +297,7 @@ export async function unregisterMcpEndpoint(actor: Actor, endpointId: string): P
   });
   try {
     const headers = await resolveHeaders(actor.tenantId, storedHeaders(row));
-    await dropConnection(poolKey(actor.tenantId, { endpoint: row.endpoint, headers }));
+    await dropEndpointConnections(actor.tenantId, { endpoint: row.endpoint, headers });
   } catch {
     // A secret deleted since: its connection, if any, closes with the process.
   }

@@ -9,6 +9,7 @@ import { startNotificationDispatcher } from "@/lib/services/notifications";
 import { startScheduler } from "@/lib/services/schedules";
 import { startApprovalSweeper } from "@/lib/services/approvals";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
+import { sandboxAvailability } from "@/lib/tools/sandbox/bwrap";
 
 /** How long a start waits for the event bus's listening connection before it goes on without it. */
 const BUS_START_WAIT_MS = 5000;
@@ -31,7 +32,8 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
  * `next start`), open the database (migrations already ran in `npm start`), check that console sessions have a
  * key, start the event bus (PostgreSQL: its listening connection), create the first tenant on an empty database (once
  * for all replicas starting together), start the kernel worker (it resumes unfinished runs), the
- * scheduler (a tick missed while no server ran fires once now) and the notification dispatcher, and schedule housekeeping.
+ * scheduler (a tick missed while no server ran fires once now) and the notification dispatcher, probe whether
+ * sandboxes can be made (lib/tools/sandbox/bwrap.ts logs once when not), and schedule housekeeping.
  */
 export async function startServer(): Promise<void> {
   assertConfiguration();
@@ -50,6 +52,8 @@ export async function startServer(): Promise<void> {
   startScheduler();
   startNotificationDispatcher();
   startApprovalSweeper();
+  // Whether handlers and stdio MCP servers can be sandboxed: when not, the log says why now, not at the first call.
+  void sandboxAvailability();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);
   timer.unref();
 }

@@ -119,11 +119,21 @@ function tagsOf(metadata: unknown): string[] {
  * each declaration that cannot apply to how the tool runs (see {@link ineffectiveDeclarations}).
  */
 export function toolWarnings(manifest: ToolManifest): Issue[] {
+  const warnings = unsandboxedHandlerWarnings(manifest);
   const invocability = toolInvocability(manifest);
   const notInvocable = invocability.invocable
     ? []
     : [{ path: invocability.path, message: `${notInvocableMessage(manifest, invocability.reason)}; every call of it in a run is a tool error (by default the run fails with tool-invocation-failed)` }];
-  return [...notInvocable, ...ineffectiveDeclarations(manifest)];
+  return [...notInvocable, ...ineffectiveDeclarations(manifest), ...warnings];
+}
+
+/**
+ * A pack handler with `sandbox: "none"` (or none given) runs in the server's own process, where nothing stops its
+ * plain `fetch` or sockets: its network policy binds only what it sends through `context.fetch`.
+ */
+function unsandboxedHandlerWarnings(manifest: ToolManifest): Issue[] {
+  if (!manifest.codeArtifactRef || (manifest.sandbox ?? "none") !== "none") return [];
+  return [{ path: "/sandbox", message: 'the handler runs in the server\'s process (sandbox "none"): its network policy covers only what it sends through context.fetch; use "context-isolated" or "strict" to bind all of its connections' }];
 }
 
 /** Whether a handler file exists at `path` on this server's disk. */

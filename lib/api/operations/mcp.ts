@@ -68,7 +68,7 @@ export const registerMcpEndpointOperation = defineOperation({
     },
   },
   responses: { 201: { description: "The endpoint, connected, with the tools it registered.", schema: mcpEndpoint } },
-  errors: ["bad-input", "unknown-field", "validation-failed", "permission-denied", "mcp-stdio-disabled", "mcp-endpoint-refused", "mcp-endpoint-already-registered", "mcp-connection-failed", "secret-not-found", "tool-project-mismatch"],
+  errors: ["bad-input", "unknown-field", "validation-failed", "permission-denied", "mcp-stdio-disabled", "mcp-endpoint-refused", "mcp-endpoint-already-registered", "mcp-connection-failed", "sandbox-unavailable", "secret-not-found", "tool-project-mismatch"],
 });
 
 export const listMcpEndpointsOperation = defineOperation({
@@ -107,7 +107,7 @@ export const refreshMcpEndpointOperation = defineOperation({
   params: endpointParams,
   body: { validation: "schema", optional: true, schema: { type: "object", additionalProperties: false, properties: {} } },
   responses: { 200: { description: "The endpoint after the refresh.", schema: mcpEndpoint } },
-  errors: ["bad-input", "not-found", "permission-denied", "mcp-stdio-disabled", "mcp-endpoint-refused", "mcp-connection-failed", "secret-not-found"],
+  errors: ["bad-input", "not-found", "permission-denied", "mcp-stdio-disabled", "mcp-endpoint-refused", "mcp-connection-failed", "sandbox-unavailable", "secret-not-found"],
 });
 
 export const unregisterMcpEndpointOperation = defineOperation({

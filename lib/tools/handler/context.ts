@@ -1,6 +1,6 @@
 /**
  * The context a pack handler receives: `export default async function (input, context) { … return output; }`.
- * One interface for every sandbox level (none, context-isolated, strict); in a worker or child process the same
+ * One interface for every sandbox level (none, context-isolated, strict); in a sandboxed child process the same
  * members are proxies to the server, which applies the tool's rules (secrets it declares, its network policy,
  * redaction of logs).
  */
@@ -85,4 +85,5 @@ export type HandlerFailureReason =
   /** A required `needs` slot or an `envName` secret the runtime could not provide: the handler did not run. */
   | "need-unavailable"
   | "network-denied"
-  | "host-unresolvable";
+  | "host-unresolvable"
+  | "sandbox-unavailable";

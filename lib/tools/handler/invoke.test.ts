@@ -96,16 +96,18 @@ describe("strict permissions", () => {
     expect(scratch.outcome).toEqual({ ok: true, output: { text: "scratch" } });
   });
 
-  it("the same handler under context-isolated is not confined (documented)", async () => {
-    const read = await call(manifest("escape.mjs", "context-isolated"), { action: "read", path: __filename });
-    expect(read.outcome).toMatchObject({ ok: true });
+  it("the same handler under context-isolated reads its own folder, and sees nothing of the server's outside /usr", async () => {
+    const own = await call(manifest("escape.mjs", "context-isolated"), { action: "read", path: join(folder, "echo.mjs") });
+    expect(own.outcome).toMatchObject({ ok: true });
+    const server = await call(manifest("escape.mjs", "context-isolated"), { action: "read", path: __filename });
+    expect(server.outcome).toMatchObject({ ok: false, error: { reason: "handler-error", message: expect.stringContaining("ENOENT") } });
   });
 });
 
 describe("strict sandboxes and the process's exit", () => {
-  it("a process that exits with a strict sandbox pooled leaves no temporary folder behind", () => {
-    // A child process runs one strict call (its sandbox stays pooled, with its folder) and exits; TMPDIR is a folder
-    // of this test's, so the sandbox's folder is created there.
+  it("a process that exits with a strict sandbox pooled leaves no egress folder behind", () => {
+    // A child process runs one strict call (its sandbox stays pooled, with its egress proxy's folder) and exits;
+    // TMPDIR is a folder of this test's, so the sandbox's folder is created there.
     const scratch = mkdtempSync(join(tmpdir(), "handler-exit-"));
     try {
       const script = `
@@ -114,15 +116,14 @@ describe("strict sandboxes and the process's exit", () => {
         const manifest = { id: "acme.test", version: "1.0.0", description: "test", input: { type: "object" }, output: { type: "object" }, sandbox: "strict",
           codeArtifactRef: { kind: "filesystem", modulePath: ${JSON.stringify(join(folder, "escape.mjs"))} } };
         const outcome = await invokeHandlerTool(manifest, { action: "tmp" }, { idempotencyKey: "run_1:0.0", signal: new AbortController().signal, resolveSecret: async () => "", log: () => {} });
-        console.log(JSON.stringify({ outcome, before: readdirSync(process.env.TMPDIR) }));
+        console.log(JSON.stringify({ outcome, before: readdirSync(process.env.TMPDIR + "/kindgi-egress") }));
         process.exit(0);`;
       const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: resolve(__dirname, "../../.."), env: { ...process.env, TMPDIR: scratch }, encoding: "utf8", timeout: 60_000 });
       expect(child.status, child.stderr).toBe(0);
       const report = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
       expect(report.outcome).toEqual({ ok: true, output: { text: "scratch" } });
-      expect(report.before.filter((name: string) => name.startsWith("kindgi-handler-"))).toHaveLength(1);
-      // (tsx, which runs the child, keeps its cache there too.)
-      expect(readdirSync(scratch).filter((name) => name.startsWith("kindgi-handler-"))).toEqual([]);
+      expect(report.before.filter((name: string) => name.startsWith("sandbox-"))).toHaveLength(1);
+      expect(readdirSync(join(scratch, "kindgi-egress"))).toEqual([]);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

@@ -2,11 +2,13 @@
  * Runs a pack handler (a `filesystem` module, or an `oci` bundle's module unpacked by lib/tools/oci): the module's default export, called with the
  * input and a {@link HandlerContext}, at the tool's `sandbox` level:
  * - `none`: in the server's own process and thread (no isolation, no limits);
- * - `context-isolated`: in a worker thread with an empty `process.env`; `limits.memMB` caps its V8 heap
- *   (`resourceLimits`), `limits.cpuMs` its busy time (event-loop utilization, measured from the server);
- * - `strict`: in a child process under Node's permission model (reads only the handler's folder, writes only its
- *   own temporary folder, no child processes, no workers, no native addons), with an empty environment;
- *   `limits.memMB` is its `--max-old-space-size`, `limits.cpuMs` its CPU time (user + system, from /proc).
+ * - `context-isolated`: in a child process under bubblewrap (lib/tools/sandbox/bwrap.ts): no network of its own (the
+ *   tool's `network` policy, applied by its egress proxy, binds its `fetch`, `net` and `tls` connections too), an
+ *   empty environment, a read-only view of `/usr` and the handler's folder, its own `/tmp`; `limits.memMB` is its
+ *   `--max-old-space-size`, `limits.cpuMs` its CPU time (user + system, from /proc);
+ * - `strict`: the same, and Node's permission model inside (reads only the handler's folder, writes only its own
+ *   scratch folder, no child processes, no workers, no native addons).
+ * Where bubblewrap cannot make a sandbox, calls at these two levels fail with `sandbox-unavailable`.
  * A sandbox runs one call at a time and is kept warm for the next; one that exceeded a limit, crashed or was
  * cancelled is stopped and replaced. Never throws: a failure is a result with a reason (HandlerFailureReason).
  * Every value `resolveSecret` returned is redacted from logs, the result and error messages. The `needs` slots and the
@@ -14,16 +16,16 @@
  * and nothing of the handler runs.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { pauseOf, type HandlerConnection, type HandlerContext, type HandlerFailureReason, type HandlerLogLine, type PauseData } from "@/lib/tools/handler/context";
 import { memoryQuery, needsOf, resolveNeeds, type HandlerFact, type NeedsData, type NeedsSource } from "@/lib/tools/handler/needs";
 import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
-import { childSource, workerSource } from "@/lib/tools/handler/sandbox-runner";
+import { childSource } from "@/lib/tools/handler/sandbox-runner";
+import { prepareSandbox, sandboxAvailability, sandboxCpuMs } from "@/lib/tools/sandbox/bwrap";
+import { PREAMBLE_FILE, SANDBOX_EGRESS_DIR } from "@/lib/tools/sandbox/egress-preamble";
+import type { EgressProxy } from "@/lib/tools/sandbox/egress-proxy";
 
 export type HandlerInvokeContext = {
   idempotencyKey: string;
@@ -84,7 +86,7 @@ export async function invokeHandlerTool(manifest: ToolManifest, input: unknown, 
   const data: CallData = { idempotencyKey: context.idempotencyKey, env: env.value, config: configOf(manifest), connections, needs: needs.data, pause: manifest.pauses === true ? (context.pause ?? null) : null };
   if (context.signal.aborted) return fail("handler-cancelled", "the call was cancelled before the handler started");
   const sandbox = manifest.sandbox ?? "none";
-  const result = sandbox === "none" ? await runInProcess(modulePath, input, data, host) : await runInSandbox(sandbox, manifest, modulePath, input, data, host);
+  const result = sandbox === "none" ? await runInProcess(modulePath, input, data, host) : await runInSandbox(sandbox, manifest, modulePath, context.artifact?.root ?? dirname(modulePath), input, data, host);
   if (result.ok) {
     const paused = pausedBy(result.output, data.pause);
     return paused ? { ok: true, output: null, paused } : { ok: true, output: redactDeep(result.output, secrets) };
@@ -301,7 +303,17 @@ type Level = "context-isolated" | "strict";
 
 type Limits = { memMB?: number; cpuMs?: number };
 
-/** One worker or child process running one handler module. */
+/** What a sandbox is made for: warm sandboxes are shared by calls with the same spec only. */
+type SandboxSpec = {
+  level: Level;
+  modulePath: string;
+  /** The folder the sandbox reads: the handler's own, or its OCI bundle's root. */
+  folder: string;
+  network: ToolManifest["network"];
+  limits: Limits;
+};
+
+/** One sandboxed process running one handler module. */
 abstract class Sandbox {
   onMessage: (message: SandboxMessage) => void = () => {};
   onExit: (exit: Exit) => void = () => {};
@@ -343,108 +355,85 @@ abstract class Sandbox {
   abstract stop(): void;
 }
 
-class WorkerSandbox extends Sandbox {
-  private readonly worker: Worker;
-  private memory = false;
+/** The folder a `strict` handler may write to (inside the sandbox's own `/tmp`). */
+const STRICT_SCRATCH = "/tmp/kindgi-sandbox";
 
-  constructor(modulePath: string, limits: Limits) {
-    super();
-    const source = workerSource(pathToFileURL(modulePath).href);
-    this.worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), {
-      env: {},
-      stdout: true,
-      stderr: true,
-      ...(limits.memMB ? { resourceLimits: { maxOldGenerationSizeMb: limits.memMB, maxYoungGenerationSizeMb: Math.max(1, Math.min(16, Math.ceil(limits.memMB / 8))) } } : {}),
-    });
-    this.worker.stdout.resume();
-    this.worker.stderr.resume();
-    this.worker.on("message", (message: SandboxMessage) => this.received(message));
-    this.worker.on("error", (error: Error & { code?: string }) => {
-      if (error.code === "ERR_WORKER_OUT_OF_MEMORY") this.memory = true;
-    });
-    this.worker.on("exit", (code) => this.ended({ memory: this.memory, description: this.memory ? "out of memory" : `exit code ${code}` }));
-  }
-
-  post(message: unknown): void {
-    this.worker.postMessage(message);
-  }
-
-  cpuMs(): number {
-    try {
-      return this.worker.performance.eventLoopUtilization().active;
-    } catch {
-      return 0;
-    }
-  }
-
-  stop(): void {
-    void this.worker.terminate();
-  }
-}
-
-const CLOCK_TICK_MS = 10;
-
+/** A child process under bubblewrap (lib/tools/sandbox/bwrap.ts) with its egress proxy, talking over the IPC channel. */
 class ChildSandbox extends Sandbox {
-  private readonly child: ChildProcess;
-  private readonly tmp: string;
+  private child: ChildProcess | null = null;
+  private egress: EgressProxy | null = null;
+  private stopped = false;
   private stderr = "";
   private readonly startedAt = Date.now();
 
-  constructor(modulePath: string, limits: Limits) {
+  constructor(spec: SandboxSpec) {
     super();
-    this.tmp = mkdtempSync(join(tmpdir(), "kindgi-handler-"));
-    const folder = dirname(modulePath);
+    this.start(spec).catch((error: unknown) => {
+      this.egress?.close();
+      this.ended({ memory: false, description: `could not start: ${errorOf(error).message}` });
+    });
+  }
+
+  private async start({ level, modulePath, folder, network, limits }: SandboxSpec): Promise<void> {
+    const scratch = level === "strict" ? STRICT_SCRATCH : "/tmp";
+    const sandbox = await prepareSandbox({
+      network,
+      filesystem: "minimal",
+      readOnly: [folder],
+      directories: level === "strict" ? [STRICT_SCRATCH] : [],
+      env: { TMPDIR: scratch, HOME: scratch, NODE_CHANNEL_FD: "3", NODE_CHANNEL_SERIALIZATION_MODE: "advanced" },
+      cwd: scratch,
+    });
+    this.egress = sandbox.egress;
+    if (this.stopped) throw new Error("stopped before it started");
     const args = [
-      "--experimental-permission",
-      `--allow-fs-read=${folder}/*`,
-      `--allow-fs-read=${this.tmp}/*`,
-      `--allow-fs-write=${this.tmp}/*`,
+      ...(level === "strict"
+        ? ["--experimental-permission", `--allow-fs-read=${folder}/*`, `--allow-fs-read=${SANDBOX_EGRESS_DIR}/*`, `--allow-fs-read=${scratch}/*`, `--allow-fs-write=${scratch}/*`]
+        : []),
       "--no-warnings",
       ...(limits.memMB ? [`--max-old-space-size=${limits.memMB}`, `--max-semi-space-size=${Math.max(1, Math.min(16, Math.ceil(limits.memMB / 16)))}`] : []),
+      "--import",
+      PREAMBLE_FILE,
       "--input-type=module",
       "-e",
       childSource(pathToFileURL(modulePath).href),
     ];
-    this.child = spawn(process.execPath, args, { cwd: this.tmp, env: { TMPDIR: this.tmp, HOME: this.tmp } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
-    this.child.stderr?.setEncoding("utf8");
-    this.child.stderr?.on("data", (chunk: string) => {
+    // bwrap clears the environment; the sandbox's own is in its arguments.
+    const child: ChildProcess = spawn(sandbox.command, sandbox.args([process.execPath, ...args]), { env: {} as NodeJS.ProcessEnv, stdio: ["ignore", "ignore", "pipe", "ipc"], serialization: "advanced" });
+    this.child = child;
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (chunk: string) => {
       this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL);
     });
-    this.child.on("message", (message: SandboxMessage) => this.received(message));
-    this.child.on("error", () => this.ended({ memory: false, description: "could not start" }));
-    this.child.on("exit", (code, signal) => {
+    child.on("message", (message: SandboxMessage) => this.received(message));
+    child.on("error", () => this.ended({ memory: false, description: "could not start" }));
+    child.on("exit", (code, signal) => {
       const memory = /heap out of memory|Reached heap limit|Allocation failed/i.test(this.stderr);
-      rmSync(this.tmp, { recursive: true, force: true });
+      this.egress?.close();
       this.ended({ memory, description: memory ? "out of memory" : signal ? `signal ${signal}` : `exit code ${code}` });
     });
   }
 
   post(message: unknown): void {
-    if (this.child.connected) this.child.send(message as never);
+    if (this.child?.connected) this.child.send(message as never);
   }
 
   cpuMs(): number {
-    const pid = this.child.pid;
+    const pid = this.child?.pid;
     if (pid === undefined) return 0;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // Fields 14 and 15 of the stat line (utime, stime), counted from the state field (3).
-      return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
-    } catch {
-      // No /proc (not Linux): wall-clock time bounds CPU time from above.
-      return Date.now() - this.startedAt;
-    }
+    // No /proc (not Linux): wall-clock time bounds CPU time from above.
+    return sandboxCpuMs(pid) ?? Date.now() - this.startedAt;
   }
 
   stop(): void {
-    this.child.kill("SIGKILL");
+    this.stopped = true;
+    this.child?.kill("SIGKILL");
   }
 
-  // The exit handler above removes the folder when the child ends, but it never runs once this process is exiting.
+  // The exit handler above closes the proxy when the child ends, but it never runs once this process is exiting.
   dispose(): void {
     this.stop();
-    rmSync(this.tmp, { recursive: true, force: true });
+    this.egress?.close();
   }
 }
 
@@ -452,12 +441,12 @@ const pools = new Map<string, Sandbox[]>();
 const live = new Set<Sandbox>();
 let exitHook = false;
 
-function create(level: Level, modulePath: string, limits: Limits): Sandbox {
+function create(spec: SandboxSpec): Sandbox {
   if (!exitHook) {
     exitHook = true;
     process.once("exit", disposeSandboxes);
   }
-  const sandbox = level === "strict" ? new ChildSandbox(modulePath, limits) : new WorkerSandbox(modulePath, limits);
+  const sandbox = new ChildSandbox(spec);
   live.add(sandbox);
   return sandbox;
 }
@@ -472,13 +461,13 @@ export function disposeSandboxes(): void {
   for (const sandbox of live) sandbox.dispose();
 }
 
-function acquire(key: string, level: Level, modulePath: string, limits: Limits): Sandbox {
+function acquire(key: string, spec: SandboxSpec): Sandbox {
   const idle = pools.get(key) ?? [];
   while (idle.length) {
     const sandbox = idle.pop() as Sandbox;
     if (!sandbox.exited) return sandbox;
   }
-  return create(level, modulePath, limits);
+  return create(spec);
 }
 
 function release(key: string, sandbox: Sandbox): void {
@@ -490,20 +479,23 @@ function release(key: string, sandbox: Sandbox): void {
 }
 
 /** A stopped sandbox is replaced by a fresh one, warm for the next call. */
-function replace(key: string, level: Level, modulePath: string, limits: Limits): void {
+function replace(key: string, spec: SandboxSpec): void {
   const idle = pools.get(key) ?? [];
   pools.set(key, idle);
   if (idle.some((sandbox) => !sandbox.exited)) return;
-  const fresh = create(level, modulePath, limits);
+  const fresh = create(spec);
   fresh.ready.then(() => release(key, fresh), () => fresh.stop());
 }
 
 let callSeq = 0;
 
-async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: string, input: unknown, data: CallData, host: CallHost): Promise<HandlerInvokeResult> {
+async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: string, folder: string, input: unknown, data: CallData, host: CallHost): Promise<HandlerInvokeResult> {
+  const availability = await sandboxAvailability();
+  if (!availability.ok) return fail("sandbox-unavailable", availability.message);
   const limits: Limits = { memMB: manifest.limits?.memMB, cpuMs: manifest.limits?.cpuMs };
-  const key = JSON.stringify([level, modulePath, limits.memMB ?? null, limits.cpuMs ?? null]);
-  const sandbox = acquire(key, level, modulePath, limits);
+  const spec: SandboxSpec = { level, modulePath, folder, network: manifest.network, limits };
+  const key = JSON.stringify([level, modulePath, limits.memMB ?? null, limits.cpuMs ?? null, manifest.network ?? null]);
+  const sandbox = acquire(key, spec);
   try {
     await sandbox.ready;
   } catch (error) {
@@ -573,7 +565,7 @@ async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: st
   if (outcome.keep) release(key, sandbox);
   else {
     sandbox.stop();
-    replace(key, level, modulePath, limits);
+    replace(key, spec);
   }
   return outcome.result;
 }

@@ -1,5 +1,5 @@
 /**
- * The code that runs inside a worker thread (`context-isolated`) or a child process (`strict`): it imports the
+ * The code that runs inside a sandboxed child process (`context-isolated`, `strict`): it imports the
  * handler once, then runs one call at a time, its context members forwarded to the server as messages. Passed as
  * source text (`eval` / `-e`), so that no separate file has to be bundled or be readable by the sandbox.
  *
@@ -96,16 +96,6 @@ try {
 listen((message) => { onMessage(message).catch((error) => send({ t: "result", id: message.id, ok: false, error: errorOf(error) })); });
 send({ t: "ready" });
 `;
-
-/** The worker thread's source (an ES module: `new Worker(new URL("data:…"))` is not needed, `eval` with type module is). */
-export function workerSource(moduleUrl: string): string {
-  return (
-    `import { parentPort } from "node:worker_threads";\n` +
-    `const send = (message) => parentPort.postMessage(message);\n` +
-    `const listen = (fn) => parentPort.on("message", fn);\n` +
-    RUNNER_BODY.replace("MODULE_PATH", JSON.stringify(moduleUrl))
-  );
-}
 
 /** The child process's source (`--input-type=module -e`), talking over the IPC channel. */
 export function childSource(moduleUrl: string): string {

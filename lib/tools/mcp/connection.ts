@@ -1,11 +1,19 @@
 /**
  * MCP connections: one pooled `@modelcontextprotocol/sdk` client per endpoint per process, connected lazily,
  * dropped when its transport closes (a stdio server that exited, an HTTP session that was lost) and connected again
- * on the next use. Stdio servers run only when `KINDGI_MCP_STDIO=allow`, with an allowlisted environment; URL
+ * on the next use. Stdio servers run only when `KINDGI_MCP_STDIO=allow`, with an allowlisted environment, each under
+ * bubblewrap (lib/tools/sandbox/bwrap.ts) with no network of its own: what it sends leaves through an egress proxy
+ * that applies the calling tool's `network` policy, so the pool keeps one process per endpoint and policy (a
+ * connection no tool asked for, to list the server's tools, gets policy `none`). Its filesystem is the host's,
+ * read-only (the server's data folder, `.env*` files and the other sandboxes' egress folders hidden; `/tmp` its
+ * own), except the folders its command line names (an absolute path argument, or the value of `NAME=/path`: that
+ * folder, or a file's folder), which it may write: servers keep their files where their arguments say. URL
  * endpoints obey the network rules of HTTP tools (non-public addresses refused unless
  * `KINDGI_MCP_ALLOW_PRIVATE_URLS=1`; cloud metadata addresses always), checked for every request, which then connects
  * to the address that was checked (DNS-pinned). Every child process is ended on shutdown.
  */
+import { statSync } from "node:fs";
+import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -14,6 +22,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { parseMcpEndpoint, type McpEndpoint } from "../validate-manifest";
 import { addressCategory, checkDestination, isMetadataHostName, ToolNetworkError, type Destination, type HostResolver } from "../network-policy";
 import { pinnedFetch, type PinnedFetch } from "../pinned-fetch";
+import type { NetworkPolicy } from "../manifest-schema";
+import { prepareSandbox, SandboxUnavailableError } from "../sandbox/bwrap";
+import { LAUNCHER_FILE } from "../sandbox/egress-preamble";
 
 /** Environment variables a stdio server inherits from this server; nothing else (no secrets, no DATABASE_URL). */
 export const STDIO_ENV_ALLOWLIST = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM", "NODE_PATH"] as const;
@@ -29,7 +40,7 @@ export const mcpTimeoutMs = (env: Record<string, string | undefined> = process.e
 };
 
 /** Why a connection could not be made, in terms the API and the kernel map to codes. */
-export type McpConnectErrorKind = "stdio-disabled" | "network-denied" | "connection-failed";
+export type McpConnectErrorKind = "stdio-disabled" | "network-denied" | "connection-failed" | "sandbox-unavailable";
 
 export class McpConnectError extends Error {
   constructor(readonly kind: McpConnectErrorKind, message: string) {
@@ -39,10 +50,11 @@ export class McpConnectError extends Error {
 }
 
 /**
- * What a connection needs: the endpoint and its headers, secrets already resolved (never logged). `lookup` replaces
- * the system resolver for the URL checks (tests).
+ * What a connection needs: the endpoint and its headers, secrets already resolved (never logged). `network` is the
+ * calling tool's policy, which binds a stdio server (absent: `none`). `lookup` replaces the system resolver for the
+ * URL checks (tests).
  */
-export type McpConnectionConfig = { endpoint: string; headers: Record<string, string>; lookup?: HostResolver };
+export type McpConnectionConfig = { endpoint: string; headers: Record<string, string>; network?: NetworkPolicy; lookup?: HostResolver };
 
 export type McpConnection = { client: Client; transport: Transport; server: { name: string | null; version: string | null }; pid: number | null; closed: boolean };
 
@@ -120,13 +132,49 @@ function stdioEnvironment(): Record<string, string> {
   return env;
 }
 
+/** Folders of the system a stdio server never writes to, even when its command line names them. */
+const SYSTEM_FOLDERS = ["/usr", "/etc", "/boot", "/proc", "/sys", "/dev", "/bin", "/sbin", "/lib", "/lib64", "/var/lib"];
+
+/**
+ * The folders a stdio command line names, for its server to write: each absolute path among the arguments (or after
+ * `NAME=`) that is a folder, or the folder of one that is a file or does not exist yet. Never `/` or a system folder.
+ */
+function namedFolders(args: string[]): string[] {
+  const folders = new Set<string>();
+  for (const arg of args) {
+    const path = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg;
+    if (!isAbsolute(path)) continue;
+    const folder = isFolder(path) ? resolvePath(path) : dirname(resolvePath(path));
+    if (folder === "/" || !isFolder(folder) || SYSTEM_FOLDERS.some((system) => folder === system || folder.startsWith(`${system}/`))) continue;
+    folders.add(folder);
+  }
+  return [...folders];
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 async function openTransport(config: McpConnectionConfig): Promise<{ transport: Transport; dispose?: () => void }> {
   const endpoint = parseEndpoint(config.endpoint);
   if (endpoint.transport === "stdio") {
     if (!stdioAllowed()) throw new McpConnectError("stdio-disabled", "stdio MCP endpoints start a process on this server's host and are disabled; set KINDGI_MCP_STDIO=allow on the server to enable them");
     const [command, ...args] = splitCommandLine(endpoint.command);
     if (!command) throw new McpConnectError("connection-failed", "the stdio command line is empty");
-    return { transport: new StdioClientTransport({ command, args, env: stdioEnvironment(), stderr: "ignore" }) };
+    let sandbox;
+    try {
+      sandbox = await prepareSandbox({ network: config.network ?? { kind: "none" }, filesystem: "host", writable: namedFolders(args), env: { ...stdioEnvironment(), HOME: "/tmp", TMPDIR: "/tmp" }, cwd: process.cwd() });
+    } catch (error) {
+      if (error instanceof SandboxUnavailableError) throw new McpConnectError("sandbox-unavailable", `the stdio MCP server was not started: ${error.message}`);
+      throw error;
+    }
+    // bwrap runs the launcher (the loopback HTTP proxy for programs that are not Node), which runs the command.
+    const transport = new StdioClientTransport({ command: sandbox.command, args: sandbox.args([process.execPath, LAUNCHER_FILE, command, ...args]), env: {}, stderr: "ignore" });
+    return { transport, dispose: () => sandbox.egress.close() };
   }
   await checkMcpUrl(endpoint.url, config.lookup);
   const { fetch: fetcher, close } = checkedFetch(config.headers, config.lookup);
@@ -175,7 +223,16 @@ const shared = globalThis as unknown as Record<symbol, { pool: Map<string, Promi
 const state = (shared[POOL] ??= { pool: new Map(), livePids: new Set() });
 const pool = state.pool;
 
-export const poolKey = (tenantId: string, config: McpConnectionConfig) => `${tenantId}\u0000${config.endpoint}\u0000${JSON.stringify(Object.entries(config.headers).sort())}`;
+const endpointKey = (tenantId: string, config: McpConnectionConfig) => `${tenantId}\u0000${config.endpoint}\u0000${JSON.stringify(Object.entries(config.headers).sort())}`;
+
+/** The pool's key: tenant, endpoint, headers and the tool's network policy (see the module comment). */
+export const poolKey = (tenantId: string, config: McpConnectionConfig) => `${endpointKey(tenantId, config)}\u0000${JSON.stringify(config.network ?? { kind: "none" })}`;
+
+/** Drops (and closes) every pooled connection to an endpoint, whatever the policy it was made for. */
+export async function dropEndpointConnections(tenantId: string, config: McpConnectionConfig): Promise<void> {
+  const prefix = `${endpointKey(tenantId, config)}\u0000`;
+  await Promise.all([...pool.keys()].filter((key) => key.startsWith(prefix)).map((key) => dropConnection(key)));
+}
 
 /** The pooled connection for `key`, connected when there is none or the last one closed. */
 export async function pooledConnection(key: string, config: McpConnectionConfig): Promise<McpConnection> {

@@ -76,6 +76,13 @@ export function mcpToolName(manifest: Pick<ToolManifest, "id" | "metadata">): st
 
 class LostConnection extends Error {}
 
+const connectFailureReason: Record<McpConnectError["kind"], string> = {
+  "stdio-disabled": "mcp-stdio-disabled",
+  "network-denied": "network-denied",
+  "connection-failed": "mcp-connection-failed",
+  "sandbox-unavailable": "sandbox-unavailable",
+};
+
 const fail = (reason: string, message: string): McpInvokeResult => ({ ok: false, error: { kind: "tool-error", reason, message } });
 
 /** Invokes an MCP tool once (or twice, for a read-only tool whose connection died mid-call). Never throws. */
@@ -83,7 +90,8 @@ export async function invokeMcpTool(manifest: ToolManifest, input: unknown, cont
   const name = mcpToolName(manifest);
   let config: McpConnectionConfig;
   try {
-    config = await context.config();
+    // An MCP tool without a `network` policy reads as `unrestricted` (public addresses), as for handlers.
+    config = { ...(await context.config()), network: manifest.network ?? { kind: "unrestricted" } };
   } catch (error) {
     return fail("mcp-connection-failed", `the MCP endpoint's settings could not be read: ${errorMessage(error)}`);
   }
@@ -94,7 +102,7 @@ export async function invokeMcpTool(manifest: ToolManifest, input: unknown, cont
     try {
       connection = await pooledConnection(key, config);
     } catch (error) {
-      if (error instanceof McpConnectError) return fail(error.kind === "stdio-disabled" ? "mcp-stdio-disabled" : error.kind === "network-denied" ? "network-denied" : "mcp-connection-failed", error.message);
+      if (error instanceof McpConnectError) return fail(connectFailureReason[error.kind], error.message);
       return fail("mcp-connection-failed", errorMessage(error));
     }
     try {
