@@ -1,13 +1,16 @@
 /**
- * Tool-call latency at the invoker, warm: a native tool (`current-time`) beside a pack handler at each sandbox level
+ * Tool-call latency at the invoker: a native tool (`current-time`) beside a pack handler at each sandbox level
  * (`none` in process; `context-isolated` in a child process under bubblewrap with its egress proxy; `strict` the same
- * under Node's permission model), in one run, one call at a time. No HTTP, no database, no journal: the figures are what the transport adds
- * to a tool call, not a turn. The handler is tests/fixtures/handlers/echo.mjs (resolves a secret, logs two lines,
- * answers an object), copied to a temporary folder as the tests do.
+ * under Node's permission model), warm, one call at a time; then the same handler shipped as an OCI artifact, pushed
+ * to Debian's docker-registry on 127.0.0.1 (bearer-token auth) by umoci + skopeo as the tests do: a warm call (the
+ * bundle found in the cache, the sandbox warm: what every call after the first costs) and a cold first call (an empty
+ * cache: the tag's digest pulled, verified and unpacked, and a new sandbox started) at each level. No HTTP, no
+ * database, no journal: the figures are what the transport adds to a tool call, not a turn. The handler is
+ * tests/fixtures/handlers/echo.mjs (resolves a secret, logs two lines, answers an object).
  *
- * Run: `npx tsx bench/handler-latency.ts`. Environment: BENCH_HANDLER_CALLS (300), BENCH_HANDLER_WARMUP (20).
- * Output: an aligned table (p50, p99, mean in ms, calls/s), then one JSON line with every figure. Exit code 1 when
- * a measured call failed.
+ * Run: `npx tsx bench/handler-latency.ts`. Environment: BENCH_HANDLER_CALLS (300), BENCH_HANDLER_WARMUP (20),
+ * BENCH_HANDLER_COLD (10 cold first calls per level). Output: an aligned table (p50, p99, mean in ms, calls/s), then
+ * one JSON line with every figure. Exit code 1 when a measured call failed.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -16,19 +19,23 @@ import { performance } from "node:perf_hooks";
 import { mean, percentile } from "./common";
 import { root } from "../tests/helpers/server";
 import { getBuiltinTool, invokeNativeTool } from "../lib/tools/native";
-import { invokeHandlerTool } from "../lib/tools/handler/invoke";
+import { disposeSandboxes, invokeHandlerTool } from "../lib/tools/handler/invoke";
+import { ensureArtifact, resolveModulePath } from "../lib/tools/oci";
+import { pushBundle, startRegistry } from "../tests/helpers/registry";
 import type { ToolManifest } from "../lib/tools/manifest-schema";
 
 const calls = Number(process.env.BENCH_HANDLER_CALLS ?? 300);
 const warmup = Number(process.env.BENCH_HANDLER_WARMUP ?? 20);
+const coldCalls = Number(process.env.BENCH_HANDLER_COLD ?? 10);
 
 type Row = { row: string; calls: number; failures: number; p50Ms: number; p99Ms: number; meanMs: number; callsPerSecond: number };
 
-async function measure(row: string, once: () => Promise<boolean>): Promise<Row> {
-  for (let index = 0; index < warmup; index += 1) await once();
+async function measure(row: string, once: () => Promise<boolean>, times = { warmup, calls }): Promise<Row> {
+  for (let index = 0; index < times.warmup; index += 1) await once();
   const latencies: number[] = [];
   let failures = 0;
   const begin = performance.now();
+  const calls = times.calls;
   for (let index = 0; index < calls; index += 1) {
     const start = performance.now();
     if (!(await once())) failures += 1;
@@ -67,9 +74,10 @@ async function main() {
         }),
       );
     }
+    rows.push(...(await ociRows(folder)));
     const pad = (text: string, width: number) => text.padEnd(width);
-    console.log(`${pad("row", 26)}${pad("calls", 8)}${pad("fail", 6)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("mean ms", 10)}calls/s`);
-    for (const row of rows) console.log(`${pad(row.row, 26)}${pad(String(row.calls), 8)}${pad(String(row.failures), 6)}${pad(row.p50Ms.toFixed(3), 10)}${pad(row.p99Ms.toFixed(3), 10)}${pad(row.meanMs.toFixed(3), 10)}${row.callsPerSecond}`);
+    console.log(`${pad("row", 34)}${pad("calls", 8)}${pad("fail", 6)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("mean ms", 10)}calls/s`);
+    for (const row of rows) console.log(`${pad(row.row, 34)}${pad(String(row.calls), 8)}${pad(String(row.failures), 6)}${pad(row.p50Ms.toFixed(3), 10)}${pad(row.p99Ms.toFixed(3), 10)}${pad(row.meanMs.toFixed(3), 10)}${row.callsPerSecond}`);
     console.log(JSON.stringify({ bench: "handler-latency", node: process.version, cpus: os.cpus().length, warmup, rows }));
     process.exitCode = rows.some((row) => row.failures > 0) ? 1 : 0;
   } finally {
@@ -77,6 +85,61 @@ async function main() {
   }
   // Warm sandboxes (child processes and their egress proxies) would keep the process alive.
   process.exit(process.exitCode ?? 0);
+}
+
+/** The echo handler as an OCI bundle: warm cached calls and cold first calls at each sandbox level. */
+async function ociRows(folder: string): Promise<Row[]> {
+  const registry = await startRegistry({ auth: "token" });
+  const caches: string[] = [];
+  try {
+    const pushed = await pushBundle(registry, "bench/echo", "1.0.0", { "pack/echo.mjs": fs.readFileSync(path.join(folder, "echo.mjs")) });
+    const imageRef = `${registry.host}/bench/echo:1.0.0`;
+    const options = (cacheDir: string) => ({ cacheDir, allowPrivate: true, credentials: async () => ({ username: registry.username, password: registry.password }) });
+    let sequence = 0;
+    // What the kernel does at each call of an oci handler (lib/services/artifacts.ts): the bundle, then the call.
+    const callOnce = async (sandbox: "none" | "context-isolated" | "strict", cacheDir: string) => {
+      const { root } = await ensureArtifact({ imageRef, digest: pushed.digest }, options(cacheDir));
+      const modulePath = await resolveModulePath(root, "/pack/echo.mjs");
+      const manifest: ToolManifest = {
+        id: "bench.echo-oci",
+        version: "1.0.0",
+        description: "echo",
+        input: { type: "object" },
+        output: { type: "object" },
+        sandbox,
+        limits: { memMB: 64, cpuMs: 5000 },
+        codeArtifactRef: { kind: "oci", imageRef, modulePath: "/pack/echo.mjs", artifactVersion: "1.0.0", digest: pushed.digest },
+        needsSpec: { secrets: { API_TOKEN: { name: "bench-token" } }, env: { REGION: { value: "eu-west" } } },
+      };
+      const result = await invokeHandlerTool(manifest, { text: "bench" }, { idempotencyKey: `run_bench:${++sequence}`, signal: new AbortController().signal, resolveSecret: async () => "bench-secret-value", log: () => {}, artifact: { root, modulePath } });
+      return result.ok;
+    };
+    const warmCache = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-artifacts-"));
+    caches.push(warmCache);
+    const rows: Row[] = [];
+    for (const sandbox of ["none", "context-isolated", "strict"] as const) rows.push(await measure(`oci ${sandbox} warm`, () => callOnce(sandbox, warmCache)));
+    for (const sandbox of ["none", "context-isolated", "strict"] as const) {
+      rows.push(
+        await measure(
+          `oci ${sandbox} cold (first call)`,
+          async () => {
+            // An empty cache (so a pull) and a module path never seen (so a new sandbox, or a fresh import in process).
+            const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-artifacts-"));
+            caches.push(cacheDir);
+            const ok = await callOnce(sandbox, cacheDir);
+            disposeSandboxes();
+            return ok;
+          },
+          { warmup: 1, calls: coldCalls },
+        ),
+      );
+    }
+    return rows;
+  } finally {
+    disposeSandboxes();
+    await registry.close();
+    for (const cacheDir of caches) fs.rmSync(cacheDir, { recursive: true, force: true });
+  }
 }
 
 void main();

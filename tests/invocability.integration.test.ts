@@ -1,5 +1,5 @@
 /**
- * A tool this server cannot invoke (an MCP tool, an oci pack handler, a manifest with neither `spec` nor handler) is
+ * A tool this server cannot invoke (a stdio MCP tool on a server without stdio, a manifest with neither `spec` nor handler) is
  * registered with a warning that says so, agent registration and validation warn about an agent that uses one, and
  * a run that calls it fails with the same reason. A built-in tool's invalid arguments go back to the model.
  */
@@ -16,7 +16,6 @@ const register = (manifest: Record<string, unknown>) => call("POST", "/v1/tools"
 
 const notInvocable = {
   mcp: () => toolManifest({ transport: "mcp", mcpEndpoint: "mcp+stdio://dictionary-server", spec: undefined }),
-  handler: () => toolManifest({ codeArtifactRef: { kind: "oci", imageRef: "registry.example/acme/dictionary:1", modulePath: "dist/lookup.js", artifactVersion: "1.0.0" }, spec: undefined }),
   neither: () => toolManifest({ spec: undefined }),
 };
 
@@ -24,7 +23,6 @@ describe("POST /v1/tools", () => {
   it("registers a tool this server cannot invoke with a warning at the field concerned", async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [notInvocable.mcp(), "/mcpEndpoint", "stdio MCP endpoints are disabled on this server (set KINDGI_MCP_STDIO=allow to enable them)"],
-      [notInvocable.handler(), "/codeArtifactRef/kind", '"oci" handler artifacts are not supported by this server'],
       [notInvocable.neither(), "/spec", "it has neither an HTTP `spec` nor a handler"],
     ];
     for (const [manifest, path, reason] of cases) {
