@@ -213,6 +213,19 @@ describe("an oci artifact that cannot be run fails the call with a precise code,
 });
 
 describe("the artifact cache", () => {
+  it("is not another tenant's way in: a bundle in the cache runs for a tenant only once the registry accepts its credentials", async () => {
+    const stranger = await tenantOn(own.server.baseUrl, own.operatorToken, "oci stranger");
+    const manifest = ociTool(`${registry.host}/acme/tools@${v1.digest}`);
+    const on = { key: stranger.key, baseUrl: own.server.baseUrl };
+    expect((await register(manifest, { ...on, projectId: stranger.projectId })).status).toBe(201);
+    expect(bundlesIn(cacheDir)).toContain(v1.digest.slice("sha256:".length));
+    const refused = await invoke(manifest.id, "1.0.0", { text: "x" }, on);
+    expect(refused.failure).toMatchObject({ details: { reason: "artifact-unauthorized" } });
+    // With the registry's credentials of its own, the same digest runs from the cache.
+    expect((await call("POST", "/v1/secrets", { ...on, body: { name: `registry.${registry.host.replace(":", "_")}`, value: `${registry.username}:${registry.password}` } })).status).toBe(201);
+    expect((await invoke(manifest.id, "1.0.0", { text: "y" }, on)).output).toEqual({ said: "Y!", word: "one" });
+  });
+
   it("serves a version's calls once the registry is gone", async () => {
     const manifest = ociTool(`${registry.host}/acme/tools@${v1.digest}`);
     expect((await register(manifest)).status).toBe(201);

@@ -66,9 +66,10 @@ describe("handler bundles from a registry with token authentication", () => {
     expect(resolved).toEqual({ digest: pushed.digest, mediaType: "application/vnd.oci.image.manifest.v1+json" });
 
     const cacheOptions = options();
-    const first = ensureArtifact({ imageRef, digest: pushed.digest }, cacheOptions);
-    expect(ensureArtifact({ imageRef, digest: pushed.digest }, cacheOptions)).toBe(first);
-    const bundle = await first;
+    // Two calls at once share one pull: only the first says it pulled.
+    const [bundle, shared] = await Promise.all([ensureArtifact({ imageRef, digest: pushed.digest }, cacheOptions), ensureArtifact({ imageRef, digest: pushed.digest }, cacheOptions)]);
+    expect([bundle.pulled, shared.pulled]).toEqual([true, false]);
+    expect(shared.root).toBe(bundle.root);
     expect(bundle.manifestDigest).toBe(pushed.digest);
     expect(bundle.root).toBe(path.join(cacheOptions.cacheDir, "bundles/sha256", pushed.digest.slice(7), "files"));
     expect(await modes(bundle.root)).toEqual([". 555", "pack 555", "pack/handler.mjs 444", "pack/lib 555", "pack/lib/util.mjs 444"]);
@@ -84,7 +85,7 @@ describe("handler bundles from a registry with token authentication", () => {
     }
 
     const offline = await ensureArtifact({ imageRef, digest: pushed.digest }, { ...cacheOptions, offline: true, credentials: () => Promise.reject(new Error("not asked")) });
-    expect(offline).toEqual(bundle);
+    expect(offline).toEqual({ ...bundle, pulled: false });
   });
 
   it("a repointed tag resolves to the new digest while the recorded digest keeps its bytes", async () => {

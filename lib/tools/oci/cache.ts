@@ -31,7 +31,12 @@ export type ArtifactCacheOptions = RegistryOptions & {
 };
 
 /** An unpacked bundle: `root` is its read-only file tree. */
-export type ArtifactBundle = { root: string; manifestDigest: string };
+/**
+ * An unpacked bundle: `root` holds its files. `pulled` is true when this call brought it into the cache with its own
+ * options (its credentials read it from the registry); false when it was there already, or another caller's pull
+ * brought it.
+ */
+export type ArtifactBundle = { root: string; manifestDigest: string; pulled: boolean };
 
 /** 256 MiB: the default limit of a blob and of a bundle's unpacked files. */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -67,12 +72,11 @@ export function ensureArtifact(artifact: { imageRef: string; digest: string }, o
     return Promise.reject(error);
   }
   const key = `${path.resolve(options.cacheDir)}\n${artifact.digest}`;
-  let pending = inFlight.get(key);
-  if (!pending) {
-    pending = materialize(ref, artifact.digest, options).finally(() => inFlight.delete(key));
-    inFlight.set(key, pending);
-  }
-  return pending;
+  const pending = inFlight.get(key);
+  if (pending) return pending.then((bundle) => ({ ...bundle, pulled: false }));
+  const own = materialize(ref, artifact.digest, options).finally(() => inFlight.delete(key));
+  inFlight.set(key, own);
+  return own;
 }
 
 /**
@@ -100,7 +104,7 @@ async function materialize(ref: ImageRef, digest: string, options: ArtifactCache
   const layout = new CacheLayout(options.cacheDir, options.offline === true);
   const hex = digest.slice("sha256:".length);
   const bundleDir = layout.bundleDir(hex);
-  const bundle = { root: path.join(bundleDir, "files"), manifestDigest: digest };
+  const bundle = { root: path.join(bundleDir, "files"), manifestDigest: digest, pulled: false };
   if (await exists(path.join(bundleDir, COMPLETE_MARKER))) return bundle;
   await layout.create();
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -123,7 +127,9 @@ async function materialize(ref: ImageRef, digest: string, options: ArtifactCache
     const blobs: string[] = [];
     for (const layer of manifest.layers) blobs.push(await layout.blob(layer.digest, maxBytes, source, registry));
     await unpack(manifest.layers.map((layer, index) => ({ digest: layer.digest, file: blobs[index] })), bundleDir, { digest, source, maxBytes });
-    return bundle;
+    // Blobs found in the cache's layout (filled ahead of time, or by another tenant) prove nothing about these
+    // credentials: only a pull that asked the registry does.
+    return { ...bundle, pulled: client !== undefined };
   } finally {
     client?.close();
   }

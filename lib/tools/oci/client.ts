@@ -82,6 +82,22 @@ export async function resolveImageRef(ref: string, options: RegistryOptions): Pr
 }
 
 /** `sha256:<hex>` of `bytes`. */
+/**
+ * Whether the registry lets these credentials read the manifest `digest` of the repository `ref` names (a GET, its
+ * bytes checked against the digest). Throws `artifact-unauthorized`, `artifact-not-found`, `network-denied`,
+ * `registry-unreachable`, … as a pull would.
+ */
+export async function confirmAccess(ref: string, digest: string, options: RegistryOptions): Promise<void> {
+  const parsed = parseImageRef(ref);
+  const client = new RegistryClient(parsed.registry, parsed.repository, options);
+  try {
+    const manifest = await client.getManifest(digest);
+    if (sha256Digest(manifest.bytes) !== digest) throw new ArtifactError("artifact-digest-mismatch", `manifest ${digest} of ${parsed.registry}/${parsed.repository} does not hash to its digest`);
+  } finally {
+    client.close();
+  }
+}
+
 export function sha256Digest(bytes: Uint8Array): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }

@@ -5,6 +5,6 @@
  */
 export { ArtifactError, type ArtifactErrorCode } from "./errors";
 export { parseImageRef, assertSha256Digest, type ImageRef } from "./reference";
-export { resolveImageRef, type RegistryCredentials, type RegistryOptions } from "./client";
+export { confirmAccess, resolveImageRef, type RegistryCredentials, type RegistryOptions } from "./client";
 export { ensureArtifact, resolveModulePath, DEFAULT_MAX_BYTES, type ArtifactBundle, type ArtifactCacheOptions } from "./cache";
 export { defaultArtifactCacheDir, privateRegistriesAllowed } from "./config";
