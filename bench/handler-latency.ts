@@ -20,7 +20,7 @@ import { mean, percentile } from "./common";
 import { root } from "../tests/helpers/server";
 import { getBuiltinTool, invokeNativeTool } from "../lib/tools/native";
 import { disposeSandboxes, invokeHandlerTool } from "../lib/tools/handler/invoke";
-import { ensureArtifact, resolveModulePath } from "../lib/tools/oci";
+import { prepareModule } from "../lib/tools/oci";
 import { pushBundle, startRegistry } from "../tests/helpers/registry";
 import type { ToolManifest } from "../lib/tools/manifest-schema";
 
@@ -76,8 +76,8 @@ async function main() {
     }
     rows.push(...(await ociRows(folder)));
     const pad = (text: string, width: number) => text.padEnd(width);
-    console.log(`${pad("row", 34)}${pad("calls", 8)}${pad("fail", 6)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("mean ms", 10)}calls/s`);
-    for (const row of rows) console.log(`${pad(row.row, 34)}${pad(String(row.calls), 8)}${pad(String(row.failures), 6)}${pad(row.p50Ms.toFixed(3), 10)}${pad(row.p99Ms.toFixed(3), 10)}${pad(row.meanMs.toFixed(3), 10)}${row.callsPerSecond}`);
+    console.log(`${pad("row", 40)}${pad("calls", 8)}${pad("fail", 6)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("mean ms", 10)}calls/s`);
+    for (const row of rows) console.log(`${pad(row.row, 40)}${pad(String(row.calls), 8)}${pad(String(row.failures), 6)}${pad(row.p50Ms.toFixed(3), 10)}${pad(row.p99Ms.toFixed(3), 10)}${pad(row.meanMs.toFixed(3), 10)}${row.callsPerSecond}`);
     console.log(JSON.stringify({ bench: "handler-latency", node: process.version, cpus: os.cpus().length, warmup, rows }));
     process.exitCode = rows.some((row) => row.failures > 0) ? 1 : 0;
   } finally {
@@ -96,10 +96,9 @@ async function ociRows(folder: string): Promise<Row[]> {
     const imageRef = `${registry.host}/bench/echo:1.0.0`;
     const options = (cacheDir: string) => ({ cacheDir, allowPrivate: true, credentials: async () => ({ username: registry.username, password: registry.password }) });
     let sequence = 0;
-    // What the kernel does at each call of an oci handler (lib/services/artifacts.ts): the bundle, then the call.
+    // What the kernel does at each call of an oci handler (lib/services/artifacts.ts): the module in its bundle, then the call.
     const callOnce = async (sandbox: "none" | "context-isolated" | "strict", cacheDir: string) => {
-      const { root } = await ensureArtifact({ imageRef, digest: pushed.digest }, options(cacheDir));
-      const modulePath = await resolveModulePath(root, "/pack/echo.mjs");
+      const { root, modulePath } = await prepareModule("bench", { imageRef, digest: pushed.digest, modulePath: "/pack/echo.mjs" }, options(cacheDir));
       const manifest: ToolManifest = {
         id: "bench.echo-oci",
         version: "1.0.0",

@@ -8,3 +8,4 @@ export { parseImageRef, assertSha256Digest, type ImageRef } from "./reference";
 export { confirmAccess, resolveImageRef, type RegistryCredentials, type RegistryOptions } from "./client";
 export { ensureArtifact, resolveModulePath, DEFAULT_MAX_BYTES, type ArtifactBundle, type ArtifactCacheOptions } from "./cache";
 export { defaultArtifactCacheDir, privateRegistriesAllowed } from "./config";
+export { prepareModule, type PreparedModule } from "./prepare";
