@@ -80,14 +80,16 @@ describe("ineffectiveDeclarations", () => {
     ]);
   });
 
-  it("names them and network on an MCP tool reached by URL, not on a stdio one or a handler", () => {
+  it("names them and network on an MCP tool reached by URL, the handler-only fields on a stdio one, none on a handler", () => {
     for (const mcpEndpoint of ["mcp+http://mcp.example/mcp", "mcp+sse://mcp.example/sse"]) {
       expect(paths({ ...base, ...handlerFields, mcpEndpoint, network: { kind: "none" } })).toEqual(["/sandbox", "/limits", "/needs", "/needsSpec/env", "/needsSpec/config", "/needsSpec/secrets", "/network"]);
     }
     expect(ineffectiveDeclarations({ ...base, sandbox: "none", mcpEndpoint: "mcp+http://mcp.example/mcp" })[0].message).toBe(
       "has no effect: sandbox sets the isolation of a pack handler, and this tool runs on an MCP server reached by URL, not in a handler",
     );
-    expect(paths({ ...base, ...handlerFields, mcpEndpoint: "mcp+stdio://server" })).toEqual([]);
+    // A stdio server's tool keeps its network policy (the server runs behind it), but nothing of a handler's.
+    expect(paths({ ...base, ...handlerFields, mcpEndpoint: "mcp+stdio://server", network: { kind: "none" } })).toEqual(["/sandbox", "/limits", "/needs", "/needsSpec/env", "/needsSpec/config", "/needsSpec/secrets"]);
+    expect(ineffectiveDeclarations({ ...base, sandbox: "strict", mcpEndpoint: "mcp+stdio://server" })[0].message).toContain("runs on a stdio MCP server, which always runs under bubblewrap");
     expect(paths({ ...base, ...handlerFields, codeArtifactRef: { kind: "filesystem", modulePath: "/packs/x.mjs" }, mcpEndpoint: "mcp+http://mcp.example/mcp" })).toEqual([]);
   });
 

@@ -77,15 +77,22 @@ const HANDLER_ONLY_FIELDS: ReadonlyArray<{ path: string; present: (manifest: Too
 
 /**
  * Declarations that have no effect on how this manifest runs, each with its pointer and why: the handler-only fields
- * on a tool run by its HTTP `spec` or on an MCP server reached by URL (`mcp+http://`, `mcp+sse://`), and `network` on
- * the latter (an MCP URL obeys the server's rules for MCP endpoints, not the manifest's policy). A stdio MCP server
- * is left out: it runs on this server's host, where its isolation is the runtime's to decide.
+ * on a tool run by its HTTP `spec` or on an MCP server (reached by URL, `mcp+http://` / `mcp+sse://`, or started over
+ * stdio: a stdio server always runs under bubblewrap behind its tool's network policy, whatever `sandbox` says, and
+ * gets no `limits`, slots or handler context), and `network` on an MCP URL (which obeys the server's rules for MCP
+ * endpoints, not the manifest's policy).
  */
 export function ineffectiveDeclarations(manifest: ToolManifest): Array<{ path: string; message: string }> {
   const invoker = toolInvoker(manifest);
   const isMcpUrl = invoker === "mcp" && /^mcp\+(http|sse):\/\//.test(manifest.mcpEndpoint ?? "");
-  if (invoker !== "http" && !isMcpUrl) return [];
-  const runsBy = invoker === "http" ? "this tool runs its HTTP `spec` and no handler" : "this tool runs on an MCP server reached by URL, not in a handler";
+  const isMcpStdio = invoker === "mcp" && (manifest.mcpEndpoint ?? "").startsWith("mcp+stdio://");
+  if (invoker !== "http" && !isMcpUrl && !isMcpStdio) return [];
+  const runsBy =
+    invoker === "http"
+      ? "this tool runs its HTTP `spec` and no handler"
+      : isMcpUrl
+        ? "this tool runs on an MCP server reached by URL, not in a handler"
+        : "this tool runs on a stdio MCP server, which always runs under bubblewrap behind the tool's network policy, not in a handler";
   const found = HANDLER_ONLY_FIELDS.filter((field) => field.present(manifest)).map((field) => ({ path: field.path, message: `has no effect: ${field.what}, and ${runsBy}` }));
   if (isMcpUrl && manifest.network !== undefined)
     found.push({ path: "/network", message: "has no effect: an MCP endpoint reached by URL obeys this server's rules for MCP endpoints, not the tool's network policy" });
