@@ -8,8 +8,9 @@
  * - a filesystem of one of two kinds: `minimal` (handlers) is `/usr` read-only (with `/lib`, `/lib64`, `/bin`,
  *   `/sbin` linked to it), the node binary's prefix when it is not under `/usr`, and the folders the caller binds;
  *   node needs nothing of `/etc`. `host` (MCP stdio servers, which may be any program) is the host's whole
- *   filesystem read-only with the server's data folder, the other sandboxes' egress folders and the server's
- *   `.env*` files hidden, and the folders the caller names writable.
+ *   filesystem read-only with the server's data folder, the artifact cache, the other sandboxes' egress folders and
+ *   the server's `.env*` files hidden, and the folders the caller names writable. Inside, the code has the file
+ *   access of the user the server runs as (bubblewrap maps it): run the server as an unprivileged user.
  *
  * Fail closed: {@link sandboxAvailability} probes once whether bwrap can create the namespaces; when it cannot,
  * nothing that needs a sandbox runs (calls fail with `sandbox-unavailable`) and the log says why, once.
@@ -18,6 +19,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { NetworkPolicy } from "@/lib/tools/manifest-schema";
+import { defaultArtifactCacheDir } from "@/lib/tools/oci/config";
 import { SANDBOX_EGRESS_DIR } from "./egress-preamble";
 import { egressRoot, startEgressProxy, type EgressProxy } from "./egress-proxy";
 
@@ -91,10 +93,13 @@ function minimalFilesystem(): string[] {
   return [...args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
 }
 
-/** What the server keeps from a sandbox whose filesystem is the host's: its data folder and `.env*` files. */
+/**
+ * What the server keeps from a sandbox whose filesystem is the host's: its data folder, the OCI artifact cache (other
+ * tenants' handler bundles) and `.env*` files.
+ */
 function hiddenHostPaths(): { folders: string[]; files: string[] } {
-  const data = resolve(/*turbopackIgnore: true*/ process.env.KINDGI_DATA_DIR ?? "./data/pgdata");
-  const folders = [egressRoot(), ...(existsSync(/*turbopackIgnore: true*/ data) ? [data] : [])];
+  const data = [resolve(/*turbopackIgnore: true*/ process.env.KINDGI_DATA_DIR ?? "./data/pgdata"), resolve(/*turbopackIgnore: true*/ defaultArtifactCacheDir())];
+  const folders = [egressRoot(), ...data.filter((folder) => existsSync(/*turbopackIgnore: true*/ folder))];
   const cwd = process.cwd();
   const files = readdirSync(/*turbopackIgnore: true*/ cwd).filter((name) => name.startsWith(".env")).map((name) => join(cwd, name));
   return { folders, files };
