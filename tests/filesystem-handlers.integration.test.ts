@@ -46,7 +46,8 @@ async function tenantOn(server: RunningServer) {
 const handlerFolder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-fs-handler-"));
 fs.writeFileSync(path.join(handlerFolder, "sign.mjs"), "export default async (input) => ({ signed: true, input });\n");
 const filesystem = { kind: "filesystem", modulePath: path.join(handlerFolder, "sign.mjs") };
-const oci = { kind: "oci", imageRef: "registry.example/acme-tools:1.4.0", modulePath: "/app/dist/sign.js", artifactVersion: "1.4.0" };
+// By digest: registering a tag would ask the registry (tests/oci-artifacts.integration.test.ts runs one).
+const oci = { kind: "oci", imageRef: `registry.example/acme-tools@sha256:${"1".repeat(64)}`, modulePath: "/app/dist/sign.js", artifactVersion: "1.4.0" };
 
 describe("filesystem handlers on a production server", () => {
   it("are refused with validation-failed at /codeArtifactRef; an oci artifact registers", async () => {

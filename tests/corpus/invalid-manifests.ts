@@ -97,7 +97,8 @@ function handlerBase(): Manifest {
     network: { kind: "none" },
     codeArtifactRef: {
       kind: "oci",
-      imageRef: "registry.acme.dev/tools:1.4.0",
+      // By digest: registering a tag would ask the registry, which does not exist.
+      imageRef: `registry.acme.dev/tools@sha256:${"4".repeat(64)}`,
       modulePath: "/app/dist/await-signature.js",
       artifactVersion: "1.4.0",
     },

@@ -12,7 +12,7 @@
  * `KINDGI_MCP_ALLOW_PRIVATE_URLS=1`; cloud metadata addresses always), checked for every request, which then connects
  * to the address that was checked (DNS-pinned). Every child process is ended on shutdown.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, resolve as resolvePath } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -139,6 +139,26 @@ const SYSTEM_FOLDERS = ["/usr", "/etc", "/boot", "/proc", "/sys", "/dev", "/bin"
  * The folders a stdio command line names, for its server to write: each absolute path among the arguments (or after
  * `NAME=`) that is a folder, or the folder of one that is a file or does not exist yet. Never `/` or a system folder.
  */
+/**
+ * The real folders of the paths a stdio command line names through symlinks (a link in /tmp to a package's entry,
+ * say), bound read-only so that the server finds its code wherever the link points.
+ */
+function linkedFolders(args: string[]): string[] {
+  const folders = new Set<string>();
+  for (const arg of args) {
+    const path = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : arg;
+    if (!isAbsolute(path)) continue;
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch {
+      continue;
+    }
+    if (real !== resolvePath(path)) folders.add(isFolder(real) ? real : dirname(real));
+  }
+  return [...folders];
+}
+
 function namedFolders(args: string[]): string[] {
   const folders = new Set<string>();
   for (const arg of args) {
@@ -167,7 +187,7 @@ async function openTransport(config: McpConnectionConfig): Promise<{ transport: 
     if (!command) throw new McpConnectError("connection-failed", "the stdio command line is empty");
     let sandbox;
     try {
-      sandbox = await prepareSandbox({ network: config.network ?? { kind: "none" }, filesystem: "host", writable: namedFolders(args), env: { ...stdioEnvironment(), HOME: "/tmp", TMPDIR: "/tmp" }, cwd: process.cwd() });
+      sandbox = await prepareSandbox({ network: config.network ?? { kind: "none" }, filesystem: "host", writable: namedFolders(args), readOnly: linkedFolders(args), env: { ...stdioEnvironment(), HOME: "/tmp", TMPDIR: "/tmp" }, cwd: process.cwd() });
     } catch (error) {
       if (error instanceof SandboxUnavailableError) throw new McpConnectError("sandbox-unavailable", `the stdio MCP server was not started: ${error.message}`);
       throw error;

@@ -111,7 +111,7 @@ export type SandboxOptions = {
   filesystem: "minimal" | "host";
   /** Bound read-only at the same path. */
   readOnly?: string[];
-  /** Bound read-write at the same path (`host` only; never a hidden folder or one inside it). */
+  /** Bound read-write at the same path (`host` only; never a hidden folder, or one in the server's installation). */
   writable?: string[];
   /** Folders made inside the sandbox's `/tmp`. */
   directories?: string[];
@@ -132,22 +132,32 @@ export async function prepareSandbox(options: SandboxOptions): Promise<PreparedS
   await requireSandbox();
   const egress = await startEgressProxy(options.network);
   const args = baseArgs();
-  if (options.filesystem === "minimal") args.push(...minimalFilesystem());
-  else {
+  if (options.filesystem === "minimal") {
+    args.push(...minimalFilesystem());
+    for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
+  } else {
     const hidden = hiddenHostPaths();
     args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run");
+    // The server's own installation stays visible, read-only, where the fresh /tmp or /run would hide it.
+    const installation = process.cwd();
+    if (within(installation, "/tmp") || within(installation, "/run")) args.push("--ro-bind", installation, installation);
+    const overlaps = (path: string, folder: string) => within(path, folder) || within(folder, path);
+    // Never writable: a hidden folder, or anything of the server's installation (its code, its node_modules).
+    for (const path of options.writable ?? []) if (!hidden.folders.some((folder) => overlaps(path, folder)) && !within(path, installation)) args.push("--bind", path, path);
+    for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
+    // Last, so that no bind above uncovers them.
     for (const folder of hidden.folders) args.push("--tmpfs", folder);
     for (const file of hidden.files) args.push("--ro-bind", "/dev/null", file);
-    const inside = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`) || folder.startsWith(`${path}/`);
-    for (const path of options.writable ?? []) if (!hidden.folders.some((folder) => inside(path, folder))) args.push("--bind", path, path);
   }
-  for (const path of options.readOnly ?? []) args.push("--ro-bind", path, path);
   for (const path of options.directories ?? []) args.push("--dir", path);
   args.push("--ro-bind", egress.directory, SANDBOX_EGRESS_DIR);
   for (const [name, value] of Object.entries(options.env)) args.push("--setenv", name, value);
   args.push("--chdir", options.cwd);
   return { command: bwrapPath(), args: (argv) => [...args, "--", ...argv], egress };
 }
+
+/** Whether `path` is `folder` or inside it. */
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
 
 /**
  * CPU time (user + system, in ms) of the processes running under a bwrap process: the sandbox's code is a
