@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
-import { httpTool, registerTool } from "./helpers/kernel";
+import { httpTool, registerTool, waitForRun } from "./helpers/kernel";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 let server: RecordingServer;
@@ -206,6 +206,25 @@ describe("/v1/mcp: tools/call", () => {
     expect(server.requests.length).toBe(before);
     const pending = await call("GET", "/v1/approvals?status=pending", { key: tenant.key });
     expect(pending.body.data.map((approval: { id: string }) => approval.id)).toContain(approvalId);
+
+    // Approved in the console (or the API), the run calls the tool with the call's arguments and completes.
+    const runId = (result._meta as Record<string, string>)["kindgi/runId"];
+    expect((await call("POST", `/v1/approvals/${approvalId}/complete`, { key: tenant.key, body: { decision: "approve" } })).status).toBe(200);
+    const run = await waitForRun(tenant, runId, (candidate) => candidate.status === "completed" || candidate.status === "failed");
+    expect(run).toMatchObject({ status: "completed", output: { definition: "a word: save" }, origin: { kind: "mcp" } });
+    expect(server.requests.slice(before).map((request) => JSON.parse(request.body))).toEqual([{ word: "save" }]);
+  });
+
+  it("serves a tool whose id is not a valid MCP tool name under its escaped name", async () => {
+    const odd = httpTool(server);
+    odd.id = `test.Odd Tool/${Date.now().toString(36)}`;
+    const registered = await call("POST", "/v1/tools", { key: tenant.key, body: { ...odd, projectId: tenant.projectId } });
+    expect(registered.status, registered.text).toBe(201);
+    const name = odd.id.replace(" ", "_20").replace("/", "_2F");
+    const client = await connect(tenant.key);
+    expect((await allTools(client)).map((tool) => tool.name)).toContain(name);
+    const result = await client.callTool({ name, arguments: { word: "odd" } });
+    expect(result.structuredContent).toMatchObject({ definition: "a word: odd" });
   });
 
   it("records a service account's call as unattended", async () => {
