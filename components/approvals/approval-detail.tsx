@@ -25,6 +25,8 @@ export function originInWords(origin: Approval["origin"]): string {
       return "a schedule";
     case "webhook":
       return "a webhook";
+    case "mcp":
+      return "an MCP client";
     default:
       return "unknown";
   }

@@ -39,6 +39,13 @@ export type Operation = {
   errors: ErrorCode[];
   /** Honours the Idempotency-Key header. */
   idempotent?: boolean;
+  /**
+   * A request that sends an Origin header must come from our own origin or one in KINDGI_ALLOWED_ORIGINS, whatever
+   * its credential (403 origin-not-allowed, before authentication): a protocol door a local client reaches (DNS rebinding).
+   */
+  sameOriginOnly?: boolean;
+  /** The path of the RFC 9728 protected-resource metadata a 401 points at (`WWW-Authenticate: Bearer resource_metadata=…`). */
+  resourceMetadataPath?: string;
 };
 
 export function defineOperation<const T extends Operation>(operation: T): T {

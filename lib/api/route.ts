@@ -4,6 +4,7 @@ import type { Operation } from "@/lib/api/operation";
 import { canonicalJson } from "@/lib/json";
 import { MAX_BODY_BYTES } from "@/lib/api/limits";
 import { type ApiResult, jsonResponse, serialize } from "@/lib/api/respond";
+import { publicOrigin } from "@/lib/api/public-origin";
 import { inspectBody, validateBody, validateParams, validateQuery } from "@/lib/api/request-validation";
 import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempotencyKey, validateIdempotencyKey, type IdempotencyScope } from "@/lib/services/idempotency";
 import type { Actor } from "@/lib/services/actor";
@@ -35,6 +36,8 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
   async function serve(request: Request, context: NextContext): Promise<Response> {
     const requestId = randomUUID();
     try {
+      if (operation.sameOriginOnly && request.headers.has("origin") && !isAllowedOrigin(request))
+        throw new AppError("origin-not-allowed", `${JSON.stringify(request.headers.get("origin"))} is not an allowed origin for ${new URL(request.url).pathname}; allowed are this server's own origin and KINDGI_ALLOWED_ORIGINS`);
       const actor = (await authenticate(operation, request)) as ActorOf<O>;
       const params = operation.params ? validateParams(operation, pathParams(await context?.params)) : NO_PARAMS;
       // A request without a query string has nothing to check (no query parameter is required).
@@ -63,7 +66,9 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       if (result.response) return toResponse(result.response, requestId);
       return jsonResponse(result.status, text, requestId, result.headers);
     } catch (error) {
-      return errorResponse(error, requestId);
+      const response = errorResponse(error, requestId);
+      if (response.status === 401 && operation.resourceMetadataPath) response.headers.set("WWW-Authenticate", `Bearer resource_metadata="${publicOrigin(request)}${operation.resourceMetadataPath}"`);
+      return response;
     }
   }
 }
@@ -120,17 +125,23 @@ async function authenticate(operation: Operation, request: Request): Promise<Act
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** Whether the request's Origin is our own (as served: Host, or X-Forwarded-Host and X-Forwarded-Proto behind a proxy) or in KINDGI_ALLOWED_ORIGINS. */
+function isAllowedOrigin(request: Request): boolean {
+  const origin = request.headers.get("origin");
+  const url = new URL(request.url);
+  const host = request.headers.get("x-forwarded-host")?.split(",")[0].trim() || request.headers.get("host") || url.host;
+  const protocol = request.headers.get("x-forwarded-proto")?.split(",")[0].trim() || url.protocol.replace(/:$/, "");
+  const allowed = [`${protocol}://${host}`, ...(process.env.KINDGI_ALLOWED_ORIGINS ?? "").split(",")].map((entry) => entry.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean);
+  return origin !== null && allowed.includes(origin.trim().toLowerCase());
+}
+
 /**
  * CSRF: a cookie-authenticated unsafe request must come from our own origin (as served: Host, or X-Forwarded-Host and
  * X-Forwarded-Proto behind a proxy) or one listed in KINDGI_ALLOWED_ORIGINS (comma-separated).
  */
 function checkOrigin(request: Request): void {
   const origin = request.headers.get("origin");
-  const url = new URL(request.url);
-  const host = request.headers.get("x-forwarded-host")?.split(",")[0].trim() || request.headers.get("host") || url.host;
-  const protocol = request.headers.get("x-forwarded-proto")?.split(",")[0].trim() || url.protocol.replace(/:$/, "");
-  const allowed = [`${protocol}://${host}`, ...(process.env.KINDGI_ALLOWED_ORIGINS ?? "").split(",")].map((entry) => entry.trim().replace(/\/+$/, "").toLowerCase()).filter(Boolean);
-  if (!origin || !allowed.includes(origin.trim().toLowerCase()))
+  if (!origin || !isAllowedOrigin(request))
     throw new AppError("csrf-origin-mismatch", origin ? `requests signed in with the console's cookie must come from the console; ${JSON.stringify(origin)} is not an allowed origin` : "a request signed in with the console's cookie must send an Origin header");
 }
 

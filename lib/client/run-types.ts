@@ -1,12 +1,12 @@
 /** Shapes of the run routes' answers (GET /v1/runs, /v1/runs/{id}, /journal, /stream) as the console reads them. */
 
 export type RunStatus = "pending" | "running" | "suspended" | "completed" | "failed" | "cancelled";
-export type RunOriginKind = "session" | "api-key" | "service-account" | "schedule" | "webhook";
+export type RunOriginKind = "session" | "api-key" | "service-account" | "schedule" | "webhook" | "mcp";
 
 export const RUN_STATUS_OPTIONS: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
-export const RUN_ORIGIN_OPTIONS: readonly RunOriginKind[] = ["session", "api-key", "service-account", "schedule", "webhook"];
+export const RUN_ORIGIN_OPTIONS: readonly RunOriginKind[] = ["session", "api-key", "service-account", "schedule", "webhook", "mcp"];
 
-export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string };
+export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string; attended?: boolean };
 
 export type Run = {
   id: string;
@@ -60,6 +60,8 @@ export function originWords(origin: RunOrigin | null): string {
       return "a schedule";
     case "webhook":
       return "a webhook";
+    case "mcp":
+      return origin.attended === true ? "a person's MCP client" : origin.attended === false ? "a service account's MCP client" : "an MCP client";
     default:
       return "not recorded";
   }

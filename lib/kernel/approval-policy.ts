@@ -9,7 +9,8 @@
  *   `needsApprovalWhenUnattended` — or that uses a person's connection (`needsSpec.connections` with `as: "person"`) —
  *   asks on every call whatever grants exist, unless the run's `toolsAllowedUnattended` names the tool.
  * - A tool invocation a person started (the catalog's "try it") is that person's explicit act: only the unattended
- *   rule applies to invocations.
+ *   rule applies to invocations. An invocation the MCP server started (a client acting for someone) is not such an
+ *   act: it is decided as an agent's call (`invocation: false`).
  */
 import { sha256Hex } from "@/lib/hash";
 import { sortedKeysJson } from "@/lib/json";

@@ -763,7 +763,8 @@ async function gateCall(turn: Turn, call: Prepared, manifest: ToolManifest, vers
   if (known?.decided) return known.decided.decision === "approved" ? { kind: "run", arguments: known.decided.arguments ?? args } : { kind: "wait" };
   if (known) return { kind: "wait" };
   const { scope, state, run } = turn;
-  const invocation = state.invocation !== null;
+  // An invocation the MCP server started asks as an agent's call does; a person's own "try it" is their explicit act.
+  const invocation = state.invocation !== null && state.invocation.asksLikeAnAgentCall !== true;
   const unattendedAsk = !state.attended && asksWhenUnattended(manifest) !== null;
   const toolsAllowedUnattended = unattendedAsk ? await gateway.toolsAllowedUnattended(scope) : [];
   const needsGrants = !invocation && manifest.mutating !== false && run.agentId !== null && !(unattendedAsk && !toolsAllowedUnattended.includes(manifest.id));

@@ -101,7 +101,16 @@ export type TurnCreatedData = {
 };
 
 /** The call a tool invocation makes: an exact version, arguments as validated at creation (defaults filled). */
-export type InvocationPlan = { toolId: string; version: string; arguments: Record<string, unknown> };
+export type InvocationPlan = {
+  toolId: string;
+  version: string;
+  arguments: Record<string, unknown>;
+  /**
+   * The approval rules of an agent's call apply (a mutating call asks): the call came from a client acting for
+   * someone (the MCP server's `tools/call`), not from a person's own "try it". Absent: false.
+   */
+  asksLikeAnAgentCall?: boolean;
+};
 
 /** The start of a tool invocation. */
 export type InvocationCreatedData = { invocation: InvocationPlan; attended: boolean };

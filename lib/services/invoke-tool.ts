@@ -14,7 +14,7 @@ import { getBuiltinTool } from "@/lib/tools/native";
 import { type Actor, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { builtinFor } from "@/lib/services/tools";
 import { executeNewRun, type RunView } from "@/lib/services/runs";
-import { isAttendedOrigin, originOf } from "@/lib/services/run-origin";
+import { isAttendedOrigin, originOf, type RunOrigin } from "@/lib/services/run-origin";
 import { getKernel } from "@/lib/services/kernel";
 import { insertRun } from "@/lib/services/kernel-store";
 import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
@@ -24,6 +24,8 @@ export type InvokeToolInput = {
   projectId?: string;
   arguments: Record<string, unknown>;
   options?: { wait?: boolean };
+  /** What started the run when it is not the caller directly (a `tools/call` of the MCP server); default originOf(actor). */
+  origin?: RunOrigin;
 };
 
 /** The tool version an invocation calls, and the project its run lives in. */
@@ -59,7 +61,10 @@ export async function invokeTool(actor: Actor, toolId: string, version: string |
     throw new AppError("validation-failed", `the arguments do not match the input schema of tool ${toolId}@${target.version}: ${issues.slice(0, 10).map((i) => `${i.path} ${i.message}`).join("; ")}`, { issues });
   }
   const args = checked.value as Record<string, unknown>;
-  const created: InvocationCreatedData = { invocation: { toolId, version: target.version, arguments: args }, attended: isAttendedOrigin(originOf(actor)) };
+  const origin = input.origin ?? originOf(actor);
+  // A call the MCP server makes for its client asks for approval as an agent's call does (DESIGN.md §9).
+  const asks = origin.kind === "mcp" ? { asksLikeAnAgentCall: true } : {};
+  const created: InvocationCreatedData = { invocation: { toolId, version: target.version, arguments: args, ...asks }, attended: isAttendedOrigin(origin) };
   const run = await insertRun({
     id: randomUUID(),
     tenantId: actor.tenantId,
@@ -70,7 +75,7 @@ export async function invokeTool(actor: Actor, toolId: string, version: string |
     arguments: args,
     conversationId: null,
     attended: created.attended,
-    origin: originOf(actor),
+    origin,
     toolsAllowedUnattended: [],
     createdBy: actor.userId,
     events: [{ type: "run-created", data: created }],

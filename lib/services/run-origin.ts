@@ -1,6 +1,7 @@
 /**
  * What started a run, recorded on it: a person in the console, a person's key, a service account's key, a
- * schedule's fire or a webhook's delivery. A run is attended only when a person started it (DESIGN.md §3).
+ * schedule's fire, a webhook's delivery or a `tools/call` of the MCP server (`/v1/mcp`, with a person's or a service
+ * account's key: `attended` says which). A run is attended only when a person started it (DESIGN.md §3).
  */
 import type { Actor } from "@/lib/services/actor";
 
@@ -9,9 +10,10 @@ export type RunOrigin =
   | { kind: "api-key"; userId: string; apiKeyId: string }
   | { kind: "service-account"; userId: string; apiKeyId: string | null }
   | { kind: "schedule"; userId: string; scheduleId: string; fireId: string }
-  | { kind: "webhook"; userId: string; webhookId: string; deliveryId: string };
+  | { kind: "webhook"; userId: string; webhookId: string; deliveryId: string }
+  | { kind: "mcp"; userId: string; apiKeyId: string | null; attended: boolean };
 
-export const RUN_ORIGIN_KINDS = ["session", "api-key", "service-account", "schedule", "webhook"] as const;
+export const RUN_ORIGIN_KINDS = ["session", "api-key", "service-account", "schedule", "webhook", "mcp"] as const;
 
 /** A trigger that starts unattended runs (a schedule fire, a webhook delivery), and the tools it lets run without asking. */
 export type RunTrigger = { origin: Extract<RunOrigin, { kind: "schedule" | "webhook" }>; toolsAllowedUnattended: string[] };
@@ -23,5 +25,10 @@ export function originOf(actor: Actor): RunOrigin {
   return { kind: "session", userId: actor.userId };
 }
 
+/** The origin of a run started by a `tools/call` of the MCP server: attended when the credential is a person's. */
+export function mcpOriginOf(actor: Actor): RunOrigin {
+  return { kind: "mcp", userId: actor.userId, apiKeyId: actor.apiKeyId, attended: !actor.isService };
+}
+
 /** Whether a person started the run. */
-export const isAttendedOrigin = (origin: RunOrigin): boolean => origin.kind === "session" || origin.kind === "api-key";
+export const isAttendedOrigin = (origin: RunOrigin): boolean => origin.kind === "session" || origin.kind === "api-key" || (origin.kind === "mcp" && origin.attended);

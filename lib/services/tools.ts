@@ -1,14 +1,14 @@
 import { statSync } from "node:fs";
 import semver from "semver";
 import { RawJson } from "@/lib/json";
-import { decodeCursor, toPage, type Page } from "@/lib/pagination";
+import { decodeCursor, encodeCursor, toPage, type Page } from "@/lib/pagination";
 import { getDb } from "@/lib/db";
 import { AppError, notFound, type Issue } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { BUILTIN_TOOLS, BUILTIN_TOOLS_RELEASED_AT, getBuiltinTool, isBuiltinToolId } from "@/lib/tools/native";
 import { ineffectiveDeclarations, notInvocableMessage, toolInvocability } from "@/lib/tools/invocability";
 import { filesystemHandlersAllowed, validateToolManifest } from "@/lib/tools/validate-manifest";
-import { requireWrite, type Actor } from "@/lib/services/actor";
+import { requireWrite, resolveWritableProject, type Actor } from "@/lib/services/actor";
 import { resolveArtifactForRegistration } from "@/lib/services/artifacts";
 import { BoundedMap } from "@/lib/services/bounded-map";
 import { type CatalogFilters, type CatalogListRow, type CatalogVersionRow, documentsById, getCatalogEntry, getCatalogVersion, listCatalogJson, listCatalogVersions, catalogVersionSummary, refuseInvalidDocument, registerCatalogVersion, setCatalogVersionStatus } from "@/lib/services/catalog";
@@ -273,4 +273,46 @@ export async function getToolVersion(actor: Actor, toolId: string, version: stri
 
 export async function setToolVersionStatus(actor: Actor, toolId: string, version: string, status: "active" | "unregistered"): Promise<ToolVersionView> {
   return toolVersionView(await setCatalogVersionStatus(actor, "tool", toolId, version, status));
+}
+
+/** A page of whole tool manifests, ordered by id; `nextCursor` when there are more. */
+export type ToolManifestPage = { projectId: string; data: ToolManifest[]; nextCursor?: string };
+
+/**
+ * The tools a project offers as whole manifests — the latest active version of each registered tool, and the tools
+ * built into Kindgi that no registration of the tenant shadows — ordered by id, for a protocol door (the MCP
+ * server's `tools/list`). `projectId` is the key's project when it is narrowed, else the one asked for, else the
+ * tenant's default project.
+ */
+export async function listProjectToolManifests(actor: Actor, requestedProjectId: string | undefined, page: { limit: number; cursor?: string }): Promise<ToolManifestPage> {
+  const db = await getDb();
+  const projectId = await resolveToolProject(actor, requestedProjectId);
+  // The built-in tools come first, then the registered ones (by id, as the database orders them): the cursor is the
+  // phase ("b" or "r") and the last id shown.
+  const key = decodeCursor(page.cursor);
+  if (key && (key.length !== 2 || (key[0] !== "b" && key[0] !== "r") || typeof key[1] !== "string")) throw new AppError("bad-input", "cursor is not one this list gave", { issues: [{ path: "/cursor", message: "malformed cursor" }] });
+  const [phase, after] = (key ?? [undefined, undefined]) as [string | undefined, string | undefined];
+  const ids = [...new Set(BUILTIN_TOOLS.map((tool) => tool.id))].sort();
+  const shadowed = new Set((await db.catalogEntry.findMany({ where: { tenantId: actor.tenantId, kind: "tool", entryId: { in: ids } }, select: { entryId: true } })).map((row) => row.entryId));
+  const builtins = phase === "r" ? [] : ids.filter((id) => !shadowed.has(id) && (after === undefined || id > after)).map((id) => BUILTIN_TOOLS.filter((tool) => tool.id === id).sort((a, b) => semver.rcompare(a.version, b.version))[0]);
+  const rows = builtins.length > page.limit ? [] : await db.catalogVersion.findMany({
+    where: { tenantId: actor.tenantId, projectId, kind: "tool", isLatest: true, status: "active", ...(phase === "r" ? { entryId: { gt: after } } : {}) },
+    orderBy: { entryId: "asc" },
+    take: page.limit + 1 - builtins.length,
+    select: { entryId: true, document: true },
+  });
+  const merged = [...builtins.map((manifest) => ({ phase: "b", manifest })), ...rows.map((row) => ({ phase: "r", manifest: JSON.parse(row.document) as ToolManifest }))];
+  const shown = merged.slice(0, page.limit);
+  const last = shown[shown.length - 1];
+  return { projectId, data: shown.map((item) => item.manifest), ...(merged.length > page.limit ? { nextCursor: encodeCursor([last.phase, last.manifest.id]) } : {}) };
+}
+
+/** The project a door serves: the key's when narrowed, else `requested` (a project of the tenant), else the default. */
+export async function resolveToolProject(actor: Actor, requested: string | undefined): Promise<string> {
+  const db = await getDb();
+  if (requested !== undefined) return resolveWritableProject(db, actor, requested);
+  if (actor.projectId) return actor.projectId;
+  const tenant = await db.tenant.findUnique({ where: { id: actor.tenantId }, select: { defaultProjectId: true } });
+  if (!tenant?.defaultProjectId) throw new AppError("bad-input", "the tenant has no default project: give projectId", { issues: [{ path: "/projectId", message: "is required" }] });
+  return tenant.defaultProjectId;
 }

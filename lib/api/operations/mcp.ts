@@ -124,3 +124,59 @@ export const unregisterMcpEndpointOperation = defineOperation({
   responses: { 200: { description: "The endpoint, `status: unregistered`.", schema: mcpEndpoint } },
   errors: ["bad-input", "not-found", "permission-denied"],
 });
+
+/** Where a client learns how to authenticate to the MCP server (RFC 9728). */
+export const MCP_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/v1/mcp";
+
+export const mcpServerOperation = defineOperation({
+  operationId: "mcpServer",
+  method: "POST",
+  path: "/v1/mcp",
+  tag: "MCP",
+  summary: "The project's tools as an MCP server (Streamable HTTP, stateless)",
+  description:
+    "One JSON-RPC message of the Model Context Protocol (revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07), answered as JSON: `initialize`, `ping`, `tools/list` and `tools/call`. " +
+    "Stateless: no `Mcp-Session-Id`, every request stands alone, any replica answers it; GET and DELETE are 405 (no server-initiated stream, no session to end). " +
+    "Authentication: an API key as `Authorization: Bearer kgi_…` (there is no OAuth authorization server); without a valid key the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource/v1/mcp\"`. " +
+    "A request carrying an `Origin` header that is neither this server's origin nor in KINDGI_ALLOWED_ORIGINS is 403 origin-not-allowed (DNS rebinding). " +
+    "The project: the key's when it is narrowed to one, else `projectId`, else the tenant's default project. " +
+    "`tools/list`: the built-in tools, then the project's tools (latest active version of each) by id, 50 a page with `nextCursor`; the name is the tool id (an id that is not a valid MCP tool name is escaped: each byte other than A-Z a-z 0-9 - . becomes `_` and two hex digits); annotations from the manifest: readOnlyHint = `mutating: false`, destructiveHint = an effect `writes` or `deletes`, openWorldHint = an effect `network` or `external-side-effect`. " +
+    "`tools/call`: a `tool-invocation` run with origin `mcp` (attended for a person's key, unattended for a service account's), awaited within its wall-clock budget; the output is `structuredContent` (an object) and a text item with its JSON; a failed run, invalid arguments, or a call that waits for a person's approval (a mutating tool asks, as an agent's call does) is a result with `isError: true` naming the failure or the approval (`/approvals/{id}` in the console). An unknown tool is the JSON-RPC error -32602.",
+  auth: "key",
+  sameOriginOnly: true,
+  resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
+  query: { projectId: { ...uuid, description: "The project whose tools are served (a key narrowed to a project serves that one)." } },
+  body: { validation: "any-object", schema: { type: "object", additionalProperties: true, required: ["jsonrpc"], description: "A JSON-RPC 2.0 request or notification of MCP.", properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, method: { type: "string" }, params: { type: "object", additionalProperties: true } } } },
+  responses: {
+    200: { description: "The JSON-RPC response.", schema: { type: "object", additionalProperties: true, required: ["jsonrpc"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object", additionalProperties: true }, error: { type: "object", additionalProperties: true } } } },
+    202: { description: "A notification or a response was accepted (no body).", schema: { type: "object", additionalProperties: true, description: "Empty." } },
+  },
+  errors: ["bad-input", "origin-not-allowed", "permission-denied"],
+});
+
+export const mcpResourceMetadataOperation = defineOperation({
+  operationId: "mcpResourceMetadata",
+  method: "GET",
+  path: MCP_RESOURCE_METADATA_PATH,
+  tag: "MCP",
+  summary: "The MCP server's protected-resource metadata (RFC 9728; public)",
+  description: "Names the resource (`<origin>/v1/mcp`) and how to send a credential: an API key as a bearer token in the Authorization header. `authorization_servers` is empty: there is no OAuth authorization server; create a key in the console (Settings → API keys) or with POST /v1/tokens.",
+  auth: "none",
+  responses: {
+    200: {
+      description: "The metadata document.",
+      schema: {
+        type: "object",
+        required: ["resource", "authorization_servers", "bearer_methods_supported", "resource_documentation"],
+        properties: {
+          resource: { type: "string", format: "uri" },
+          resource_name: { type: "string" },
+          authorization_servers: { type: "array", items: { type: "string" }, maxItems: 0 },
+          bearer_methods_supported: { type: "array", items: { const: "header" } },
+          resource_documentation: { type: "string", format: "uri" },
+        },
+      },
+    },
+  },
+  errors: [],
+});

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
+import { httpTool, registerTool, waitForRun } from "./helpers/kernel";
+import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
+
+let server: RecordingServer;
+let tenant: TestTenant;
+let other: TestTenant;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  server = await startRecordingServer((request, response) => {
+    if (request.url.startsWith("/fail")) return sendJson(response, 500, { error: "down" });
+    const body = request.body ? JSON.parse(request.body) : {};
+    sendJson(response, 200, { definition: `a word: ${body.word ?? "?"}`, path: request.url });
+  });
+  tenant = await newTenant("mcp server");
+  other = await newTenant("mcp server, other tenant");
+});
+
+afterAll(async () => {
+  await Promise.all(open.map((client) => client.close().catch(() => {})));
+  await server.close();
+});
+
+async function connect(key: string, query = ""): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${kindgi().baseUrl}/v1/mcp${query}`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const client = new Client({ name: "kindgi-tests", version: "1.0.0" });
+  await client.connect(transport);
+  open.push(client);
+  return client;
+}
+
+async function allTools(client: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const accept = { Accept: "application/json, text/event-stream" };
+
+describe("/v1/mcp: authentication and origin", () => {
+  it("answers 401 with a pointer to its protected-resource metadata, which says to send an API key as a bearer token", async () => {
+    const response = await call("POST", "/v1/mcp", { body: initialize, headers: accept });
+    expectError(response, 401, "auth-missing");
+    const base = kindgi().baseUrl;
+    expect(response.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/mcp"`);
+    expectError(await call("POST", "/v1/mcp", { key: "kgi_not-a-key", body: initialize, headers: accept }), 401, "auth-invalid");
+
+    const metadata = await call("GET", "/.well-known/oauth-protected-resource/v1/mcp");
+    expect(metadata.status).toBe(200);
+    expect(metadata.body).toMatchObject({ resource: `${base}/v1/mcp`, authorization_servers: [], bearer_methods_supported: ["header"] });
+    expect(typeof metadata.body.resource_documentation).toBe("string");
+  });
+
+  it("refuses a foreign Origin with 403, accepts its own", async () => {
+    expectError(await call("POST", "/v1/mcp", { key: tenant.key, body: initialize, headers: { ...accept, Origin: "http://evil.example" } }), 403, "origin-not-allowed");
+    // Even without a key: the origin is checked first.
+    expectError(await call("POST", "/v1/mcp", { body: initialize, headers: { ...accept, Origin: "http://evil.example" } }), 403, "origin-not-allowed");
+    const own = await call("POST", "/v1/mcp", { key: tenant.key, body: initialize, headers: { ...accept, Origin: kindgi().baseUrl } });
+    expect(own.status).toBe(200);
+    expect(own.body.result.serverInfo.name).toBe("kindgi");
+  });
+
+  it("negotiates a revision it does not know down to its latest one", async () => {
+    const newer = await call("POST", "/v1/mcp", { key: tenant.key, body: { ...initialize, params: { ...initialize.params, protocolVersion: "2026-07-28" } }, headers: accept });
+    expect(newer.status).toBe(200);
+    expect(newer.body.result.protocolVersion).toBe("2025-11-25");
+    const older = await call("POST", "/v1/mcp", { key: tenant.key, body: initialize, headers: accept });
+    expect(older.body.result.protocolVersion).toBe("2025-06-18");
+  });
+
+  it("is stateless: GET and DELETE are 405, no session id is handed out, and /v1/mcp/endpoints still answers", async () => {
+    const answer = await call("POST", "/v1/mcp", { key: tenant.key, body: initialize, headers: accept });
+    expect(answer.headers.get("mcp-session-id")).toBeNull();
+    for (const method of ["GET", "DELETE"]) {
+      const response = await call(method, "/v1/mcp", { key: tenant.key, headers: { Accept: "text/event-stream" } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toContain("POST");
+    }
+    expect((await call("GET", "/v1/mcp/endpoints", { key: tenant.key })).status).toBe(200);
+  });
+});
+
+describe("/v1/mcp: tools/list", () => {
+  it("lists the project's tools and the built-in ones with annotations from the manifest", async () => {
+    const lookup = await registerTool(tenant, httpTool(server, { metadata: { title: "Word lookup" }, effects: [{ kind: "network" }], output: { type: "object", properties: { definition: { type: "string" } } } }));
+    const remover = await registerTool(tenant, httpTool(server, { mutating: true, effects: [{ kind: "deletes" }] }));
+    const client = await connect(tenant.key);
+    const tools = await allTools(client);
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const builtin of ["current-time", "remember", "recall"]) expect(byName.has(builtin)).toBe(true);
+    expect(byName.get(lookup)).toMatchObject({
+      name: lookup,
+      title: "Word lookup",
+      description: "Looks a word up on the test server.",
+      inputSchema: { type: "object", required: ["word"] },
+      outputSchema: { type: "object", properties: { definition: { type: "string" } } },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true },
+    });
+    expect(byName.get(remover)?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+  });
+
+  it("pages with nextCursor", async () => {
+    const paged = await newTenant("mcp server, many tools");
+    const ids: string[] = [];
+    for (let index = 0; index < 53; index += 1) ids.push(await registerTool(paged, httpTool(server)));
+    const client = await connect(paged.key);
+    const first = await client.listTools();
+    expect(first.tools.length).toBe(50);
+    expect(typeof first.nextCursor).toBe("string");
+    const names = (await allTools(client)).map((tool) => tool.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.sort()).toEqual([...ids, "current-time", "recall", "remember"].sort());
+  });
+
+  it("never lists another tenant's tool, and calling it is an unknown tool", async () => {
+    const foreign = await registerTool(other, httpTool(server));
+    const client = await connect(tenant.key);
+    expect((await allTools(client)).map((tool) => tool.name)).not.toContain(foreign);
+    const error = await client.callTool({ name: foreign, arguments: { word: "x" } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32602);
+  });
+
+  it("serves a narrowed key's project only; a wide key picks a project with ?projectId=", async () => {
+    const project = await call("POST", "/v1/projects", { key: tenant.key, body: { name: "MCP other project" } });
+    expect(project.status).toBe(201);
+    const elsewhere = httpTool(server);
+    expect((await call("POST", "/v1/tools", { key: tenant.key, body: { ...elsewhere, projectId: project.body.id } })).status).toBe(201);
+    const here = await registerTool(tenant, httpTool(server));
+    const minted = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "mcp narrow", projectId: tenant.projectId } });
+    expect(minted.status).toBe(201);
+
+    const narrowedNames = (await allTools(await connect(minted.body.key))).map((tool) => tool.name);
+    expect(narrowedNames).toContain(here);
+    expect(narrowedNames).not.toContain(elsewhere.id);
+    const narrowedClient = await connect(minted.body.key);
+    await expect(narrowedClient.callTool({ name: elsewhere.id, arguments: { word: "x" } })).rejects.toBeInstanceOf(McpError);
+
+    const otherNames = (await allTools(await connect(tenant.key, `?projectId=${project.body.id}`))).map((tool) => tool.name);
+    expect(otherNames).toContain(elsewhere.id);
+    expect(otherNames).not.toContain(here);
+    // A narrowed key cannot reach another project.
+    expectError(await call("POST", `/v1/mcp?projectId=${project.body.id}`, { key: minted.body.key, body: initialize, headers: accept }), 400, "bad-input");
+  });
+});
+
+describe("/v1/mcp: tools/call", () => {
+  it("runs an HTTP tool as a tool-invocation run with origin mcp and answers its output", async () => {
+    const toolId = await registerTool(tenant, httpTool(server));
+    const client = await connect(tenant.key);
+    const before = server.requests.length;
+    const result = await client.callTool({ name: toolId, arguments: { word: "kindgi" } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ definition: "a word: kindgi", path: "/lookup" });
+    expect(result.content).toEqual([{ type: "text", text: JSON.stringify({ definition: "a word: kindgi", path: "/lookup" }) }]);
+    const seen = server.requests.slice(before);
+    expect(seen.map((request) => JSON.parse(request.body))).toEqual([{ word: "kindgi" }]);
+
+    const runs = await call("GET", `/v1/runs?toolId=${encodeURIComponent(toolId)}&origin=mcp`, { key: tenant.key });
+    expect(runs.status).toBe(200);
+    expect(runs.body.data).toHaveLength(1);
+    expect(runs.body.data[0]).toMatchObject({ kind: "tool-invocation", status: "completed", attended: true, origin: { kind: "mcp", attended: true }, tool: { id: toolId } });
+    expect((result._meta as Record<string, unknown>)["kindgi/runId"]).toBe(runs.body.data[0].id);
+  });
+
+  it("calls a built-in tool", async () => {
+    const client = await connect(tenant.key);
+    const result = await client.callTool({ name: "current-time", arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toBeTypeOf("object");
+  });
+
+  it("answers a failed run and invalid arguments with isError", async () => {
+    const failing = await registerTool(tenant, httpTool(server, {}, { urlTemplate: `${server.origin}/fail` }));
+    const client = await connect(tenant.key);
+    const failed = await client.callTool({ name: failing, arguments: { word: "x" } });
+    expect(failed.isError).toBe(true);
+    expect((failed.content as { text: string }[])[0].text).toMatch(/^[a-z-]+: /);
+
+    const invalid = await client.callTool({ name: failing, arguments: { notAWord: 1 } });
+    expect(invalid.isError).toBe(true);
+    expect((invalid.content as { text: string }[])[0].text).toMatch(/^validation-failed: .*arguments/);
+  });
+
+  it("answers a mutating call with the approval it waits for", async () => {
+    const mutating = await registerTool(tenant, httpTool(server, { mutating: true, effects: [{ kind: "writes" }] }));
+    const client = await connect(tenant.key);
+    const before = server.requests.length;
+    const result = await client.callTool({ name: mutating, arguments: { word: "save" } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as { text: string }[])[0].text;
+    const approvalId = /waiting for approval ([0-9a-f-]{36})/.exec(text)?.[1];
+    expect(approvalId).toBeDefined();
+    expect(text).toContain(`/approvals/${approvalId}`);
+    expect(server.requests.length).toBe(before);
+    const pending = await call("GET", "/v1/approvals?status=pending", { key: tenant.key });
+    expect(pending.body.data.map((approval: { id: string }) => approval.id)).toContain(approvalId);
+
+    // Approved in the console (or the API), the run calls the tool with the call's arguments and completes.
+    const runId = (result._meta as Record<string, string>)["kindgi/runId"];
+    expect((await call("POST", `/v1/approvals/${approvalId}/complete`, { key: tenant.key, body: { decision: "approve" } })).status).toBe(200);
+    const run = await waitForRun(tenant, runId, (candidate) => candidate.status === "completed" || candidate.status === "failed");
+    expect(run).toMatchObject({ status: "completed", output: { definition: "a word: save" }, origin: { kind: "mcp" } });
+    expect(server.requests.slice(before).map((request) => JSON.parse(request.body))).toEqual([{ word: "save" }]);
+  });
+
+  it("serves a tool whose id is not a valid MCP tool name under its escaped name", async () => {
+    const odd = httpTool(server);
+    odd.id = `test.Odd Tool/${Date.now().toString(36)}`;
+    const registered = await call("POST", "/v1/tools", { key: tenant.key, body: { ...odd, projectId: tenant.projectId } });
+    expect(registered.status, registered.text).toBe(201);
+    const name = odd.id.replace(" ", "_20").replace("/", "_2F");
+    const client = await connect(tenant.key);
+    expect((await allTools(client)).map((tool) => tool.name)).toContain(name);
+    const result = await client.callTool({ name, arguments: { word: "odd" } });
+    expect(result.structuredContent).toMatchObject({ definition: "a word: odd" });
+  });
+
+  it("records a service account's call as unattended", async () => {
+    const minted = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "mcp robot", serviceAccount: { name: "mcp-robot", role: "member" } } });
+    expect(minted.status).toBe(201);
+    const toolId = await registerTool(tenant, httpTool(server));
+    const result = await (await connect(minted.body.key)).callTool({ name: toolId, arguments: { word: "robot" } });
+    expect(result.isError).toBeFalsy();
+    const runs = await call("GET", `/v1/runs?toolId=${encodeURIComponent(toolId)}`, { key: tenant.key });
+    expect(runs.body.data[0]).toMatchObject({ attended: false, origin: { kind: "mcp", attended: false } });
+  });
+});
