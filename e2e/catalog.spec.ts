@@ -247,6 +247,31 @@ test("the built-in current-time tool runs from its page", async ({ page }) => {
   await expect(result.getByLabel("Tool output")).toContainText(String(new Date().getUTCFullYear()));
 });
 
+test("a fresh project's catalog lists the three built-in tools, marked built-in, each linking to its page", async ({ page, api }) => {
+  const created = await api.post<{ id: string }>("/v1/projects", { name: `Fresh catalog ${stamp}` });
+  expect(created.status).toBe(201);
+  await page.goto(`/tools?project=${created.body.id}`);
+  const table = page.getByRole("table");
+  await expect(table.getByRole("link")).toHaveText(["current-time", "recall", "remember"]);
+  for (const id of ["current-time", "recall", "remember"]) {
+    const row = table.getByRole("row").filter({ has: page.getByRole("link", { name: id, exact: true }) });
+    await expect(row.getByText("built-in", { exact: true })).toBeVisible();
+  }
+  await expect(page.getByRole("heading", { name: "No tools yet" })).toHaveCount(0);
+  await expectNoSeriousA11yViolations(page);
+  await screenshot(page, "catalog-built-ins");
+
+  // Filtered like registered tools; the empty state only when even they are filtered out.
+  await page.getByLabel("Mutating", { exact: true }).selectOption("true");
+  await expect(table.getByRole("link")).toHaveText(["remember"]);
+  await page.getByLabel("Transport").selectOption("mcp");
+  await expect(page.getByRole("heading", { name: "No tool matches" })).toBeVisible();
+  await page.getByRole("button", { name: "Clear filters" }).first().click();
+  await table.getByRole("link", { name: "current-time", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "current-time", level: 1 })).toBeVisible();
+  await expect(page.getByText("built into Kindgi")).toBeVisible();
+});
+
 test("an admin unregisters a version and reinstates it", async ({ page, api }) => {
   await page.goto(`/tools/${mailerId}`);
   await expect(page.getByRole("heading", { name: mailerId, level: 1 })).toBeVisible();

@@ -91,9 +91,10 @@ describe("/v1 conventions", () => {
       cursor = page.body.nextCursor;
       pages++;
     } while (cursor);
-    expect(pages).toBe(3);
-    expect(seen).toEqual([...ids].sort());
-    expect((await call("GET", "/v1/tools", { key: tenant.key })).body.data).toHaveLength(7);
+    // The three built-in tools are listed with the registered ones, in the id order.
+    expect(pages).toBe(4);
+    expect(seen).toEqual([...ids, "current-time", "recall", "remember"].sort());
+    expect((await call("GET", "/v1/tools", { key: tenant.key })).body.data).toHaveLength(10);
     expectError(await call("GET", "/v1/tools?limit=0", { key: tenant.key }), 400, "bad-input");
     expectError(await call("GET", "/v1/tools?limit=101", { key: tenant.key }), 400, "bad-input");
     expectError(await call("GET", "/v1/tools?limit=abc", { key: tenant.key }), 400, "bad-input");

@@ -30,7 +30,7 @@ describe("POST /v1/tools with the manifest corpus", () => {
     });
     expect(problems).toEqual([]);
     // Nothing of it was stored.
-    expect((await call("GET", "/v1/tools", { key: tenant.key })).body.data).toEqual([]);
+    expect((await call("GET", "/v1/tools", { key: tenant.key })).body.data.filter((tool: { builtIn: boolean }) => !tool.builtIn)).toEqual([]);
   }, 300_000);
 
   it("registers every valid manifest", async () => {

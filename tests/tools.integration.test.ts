@@ -117,21 +117,30 @@ describe("tool registry", () => {
     await register(toolManifest({ id: "f.send-mail", description: "Sends a mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, spec: undefined, codeArtifactRef: { kind: "oci", imageRef: `registry.example.test/mail@sha256:${"a".repeat(64)}`, modulePath: "/app/send-mail.js", artifactVersion: "1.0.0" }, resultIsOutsideData: true, effects: [{ kind: "external-side-effect" }, { kind: "sensitive-data-egress" }] }));
     await register(toolManifest({ id: "f.mcp-files", description: "Lists files", transport: "mcp", mcpEndpoint: "mcp+stdio://files-server --root /tmp", effects: [{ kind: "reads" }], spec: undefined }), second.body.id);
     const ids = async (query: string) => (await call("GET", `/v1/tools?${query}`, { key: tenant.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
-    expect(await ids("")).toEqual(["f.mcp-files", "f.search", "f.send-mail"]);
-    expect(await ids(`projectId=${second.body.id}`)).toEqual(["f.mcp-files"]);
-    expect(await ids("q=SEARCH")).toEqual(["f.search"]);
-    expect(await ids("q=mail")).toEqual(["f.send-mail"]);
+    // The built-in tools are listed too, in the id order, filtered like the others; a project filter keeps them.
+    expect(await ids("")).toEqual(["current-time", "f.mcp-files", "f.search", "f.send-mail", "recall", "remember"]);
+    expect(await ids(`projectId=${second.body.id}`)).toEqual(["current-time", "f.mcp-files", "recall", "remember"]);
+    // recall's description says "Searches" and "emails", remember's "email".
+    expect(await ids("q=SEARCH")).toEqual(["f.search", "recall"]);
+    expect(await ids("q=mail")).toEqual(["f.send-mail", "recall", "remember"]);
     expect(await ids("q=internet")).toEqual(["f.search"]);
     expect(await ids("effect=sensitive-data-egress")).toEqual(["f.send-mail"]);
-    expect(await ids("mutating=false")).toEqual(["f.mcp-files", "f.search"]);
-    expect(await ids("mutating=true")).toEqual(["f.send-mail"]);
+    expect(await ids("mutating=false")).toEqual(["current-time", "f.mcp-files", "f.search", "recall"]);
+    expect(await ids("mutating=true")).toEqual(["f.send-mail", "remember"]);
     expect(await ids("transport=mcp")).toEqual(["f.mcp-files"]);
     expect(await ids("transport=mcp&mutating=true")).toEqual([]);
+    expect(await ids("transport=native")).toEqual(["current-time", "recall", "remember"]);
+    expect(await ids("transport=native&mutating=true")).toEqual(["remember"]);
+    expect(await ids("effect=reads")).toEqual(["f.mcp-files", "recall"]);
+    expect(await ids("q=memory")).toEqual(["recall", "remember"]);
+    expect(await ids("q=current-TIME")).toEqual(["current-time"]);
     expectError(await call("GET", "/v1/tools?effect=teleports", { key: tenant.key }), 400, "bad-input");
     const summary = (await call("GET", "/v1/tools?q=f.search", { key: tenant.key })).body.data[0];
     expect(summary).toMatchObject({ toolId: "f.search", latestVersion: "1.0.0", description: "Searches the web", mutating: false, transport: "auto", effects: ["network"], tags: ["internet"], needsApprovalWhenUnattended: false, pauses: false, resultIsOutsideData: false });
     const mailer = (await call("GET", "/v1/tools?q=f.send-mail", { key: tenant.key })).body.data[0];
-    expect(mailer).toMatchObject({ toolId: "f.send-mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, resultIsOutsideData: true });
+    expect(mailer).toMatchObject({ toolId: "f.send-mail", mutating: true, needsApprovalWhenUnattended: true, pauses: true, resultIsOutsideData: true, builtIn: false, projectId: tenant.projectId });
+    const clock = (await call("GET", "/v1/tools?q=current-time", { key: tenant.key })).body.data;
+    expect(clock).toEqual([{ toolId: "current-time", projectId: null, latestVersion: "1.0.0", description: expect.any(String), mutating: false, transport: "native", effects: [], tags: ["built-in", "time"], needsApprovalWhenUnattended: false, pauses: false, resultIsOutsideData: false, registeredAt: expect.any(String), builtIn: true }]);
   });
 
   it("pages through a filtered list without skipping or repeating a tool", async () => {
@@ -150,9 +159,12 @@ describe("tool registry", () => {
       }
       throw new Error("too many pages");
     };
-    expect(await walk("mutating=false")).toEqual(["p.tool-0", "p.tool-2", "p.tool-4", "p.tool-6"]);
+    expect(await walk("mutating=false")).toEqual(["current-time", "p.tool-0", "p.tool-2", "p.tool-4", "p.tool-6", "recall"]);
     expect(await walk("effect=writes&q=thing")).toEqual(["p.tool-1", "p.tool-3", "p.tool-5"]);
+    expect(await walk("effect=writes")).toEqual(["p.tool-1", "p.tool-3", "p.tool-5", "remember"]);
     expect(await walk("q=reads")).toEqual(["p.tool-0", "p.tool-2", "p.tool-4", "p.tool-6"]);
+    expect(await walk("")).toEqual(["current-time", "p.tool-0", "p.tool-1", "p.tool-2", "p.tool-3", "p.tool-4", "p.tool-5", "p.tool-6", "recall", "remember"]);
+    expect(await walk("transport=native")).toEqual(["current-time", "recall", "remember"]);
   });
 
   it("another tenant's tools are 404 on every route", async () => {
@@ -167,8 +179,9 @@ describe("tool registry", () => {
       ["POST", `/v1/tools/${manifest.id}/versions/1.0.0/unregister`],
       ["POST", `/v1/tools/${manifest.id}/versions/1.0.0/reinstate`],
     ]) expectError(await call(method, path, { key: stranger.key }), 404, "not-found");
-    expect((await call("GET", "/v1/tools", { key: stranger.key })).body.data).toEqual([]);
-    expect((await call("GET", `/v1/tools?projectId=${owner.projectId}`, { key: stranger.key })).body.data).toEqual([]);
+    const listed = async (path: string) => (await call("GET", path, { key: stranger.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
+    expect(await listed("/v1/tools")).toEqual(["current-time", "recall", "remember"]);
+    expect(await listed(`/v1/tools?projectId=${owner.projectId}`)).toEqual(["current-time", "recall", "remember"]);
     expectError(await call("POST", "/v1/tools", { key: stranger.key, body: { ...toolManifest(), projectId: owner.projectId } }), 400, "bad-input");
     expect((await call("GET", `/v1/tools/${manifest.id}/versions/1.0.0`, { key: owner.key })).body.status).toBe("active");
   });
@@ -180,8 +193,9 @@ describe("tool registry", () => {
     await call("POST", "/v1/tools", { key: tenant.key, body: { ...hidden, projectId: second.body.id } });
     const narrowed = await call("POST", "/v1/tokens", { key: tenant.key, body: { name: "n", projectId: tenant.projectId } });
     expectError(await call("GET", `/v1/tools/${hidden.id}`, { key: narrowed.body.key }), 404, "not-found");
-    expect((await call("GET", "/v1/tools", { key: narrowed.body.key })).body.data).toEqual([]);
-    expect((await call("GET", `/v1/tools?projectId=${second.body.id}`, { key: narrowed.body.key })).body.data).toEqual([]);
+    const listed = async (path: string) => (await call("GET", path, { key: narrowed.body.key })).body.data.map((tool: { toolId: string }) => tool.toolId);
+    expect(await listed("/v1/tools")).toEqual(["current-time", "recall", "remember"]);
+    expect(await listed(`/v1/tools?projectId=${second.body.id}`)).toEqual(["current-time", "recall", "remember"]);
   });
 
   it("ids that register are reachable: the manifest id follows the {toolId} grammar (1 to 200 characters, no control characters)", async () => {

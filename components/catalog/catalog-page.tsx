@@ -118,9 +118,12 @@ function ToolRow({ tool }: { tool: ToolSummary }) {
   return (
     <tr className="border-t border-zinc-200 align-top hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-900/60">
       <td className="py-2.5 pr-4 pl-4">
-        <Link href={`/tools/${encodeURIComponent(tool.toolId)}`} className={cn("font-mono text-sm font-medium whitespace-nowrap text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
-          {tool.toolId}
-        </Link>
+        <div className="flex flex-wrap items-center gap-2">
+          <Link href={`/tools/${encodeURIComponent(tool.toolId)}`} className={cn("font-mono text-sm font-medium whitespace-nowrap text-indigo-700 hover:underline dark:text-indigo-300", focusRing)}>
+            {tool.toolId}
+          </Link>
+          {tool.builtIn ? <Badge tone="accent" title="Built into Kindgi: every project can use it, no registration needed">built-in</Badge> : null}
+        </div>
         {tool.tags.length > 0 ? (
           <ul aria-label="Tags" className="mt-1 flex flex-wrap gap-1">
             {tool.tags.map((tag) => <li key={tag} className="text-xs text-zinc-600 dark:text-zinc-400">#{tag}</li>)}
@@ -136,7 +139,7 @@ function ToolRow({ tool }: { tool: ToolSummary }) {
   );
 }
 
-/** /tools: every tool of the current project, searched and filtered on the server, a page of 50 at a time. */
+/** /tools: every tool of the current project (the built-in ones too), searched and filtered on the server, a page of 50 at a time. */
 export function CatalogPage() {
   const { projectId } = useCurrentProject();
   const router = useRouter();
@@ -172,7 +175,7 @@ export function CatalogPage() {
 
   return (
     <div className="max-w-7xl">
-      <PageHeader title="Catalog" description="Every tool registered in this project: what it does, how it behaves, and what it asks before it acts." actions={<RegisterToolDialog projectId={projectId} />} />
+      <PageHeader title="Catalog" description="Every tool this project can use, built into Kindgi or registered here: what it does, how it behaves, and what it asks before it acts." actions={<RegisterToolDialog projectId={projectId} />} />
       <Filters filters={filters} onChange={setFilters} />
       {tools.isError ? (
         <ErrorBanner error={tools.error} title="The tools could not be loaded" action={<Button size="sm" onClick={() => void tools.refetch()}>Retry</Button>} />
@@ -181,7 +184,7 @@ export function CatalogPage() {
       ) : rows.length === 0 ? (
         filtered ? (
           <EmptyState title="No tool matches" action={<Button onClick={() => setFilters(CLEARED)}>Clear filters</Button>}>
-            Nothing in this project matches these filters. Search looks at ids, descriptions and tags.
+            Nothing in this project, built-in tools included, matches these filters. Search looks at ids, descriptions and tags.
           </EmptyState>
         ) : (
           <EmptyState title="No tools yet" action={<RegisterToolDialog projectId={projectId} />}>

@@ -7,7 +7,8 @@ export const TRANSPORTS = ["auto", "native", "mcp"] as const;
 /** A row of GET /v1/tools: the latest active version of a tool. */
 export type ToolSummary = {
   toolId: string;
-  projectId: string;
+  /** Null for a tool built into Kindgi. */
+  projectId: string | null;
   latestVersion: string;
   description: string;
   mutating: boolean;
@@ -18,6 +19,8 @@ export type ToolSummary = {
   pauses: boolean;
   resultIsOutsideData: boolean;
   registeredAt: string;
+  /** A tool built into Kindgi: listed in every project, no registration needed. */
+  builtIn: boolean;
 };
 
 export type ToolFilters = { q?: string; effect?: EffectKind; mutating?: boolean; transport?: ToolSummary["transport"] };

@@ -32,7 +32,8 @@ export type ToolVersionView = {
 
 export type ToolSummary = {
   toolId: string;
-  projectId: string;
+  /** Null for a tool built into Kindgi: it belongs to no project. */
+  projectId: string | null;
   latestVersion: string;
   description: string;
   mutating: boolean;
@@ -44,6 +45,7 @@ export type ToolSummary = {
   pauses: boolean;
   resultIsOutsideData: boolean;
   registeredAt: string;
+  builtIn: boolean;
 };
 
 export const toolVersionView = (row: CatalogVersionRow): ToolVersionView => ({
@@ -104,8 +106,43 @@ const summary = (row: CatalogListRow, manifest: ToolFlags = {}): ToolSummary => 
     pauses: manifest.pauses === true,
     resultIsOutsideData: manifest.resultIsOutsideData === true,
     registeredAt: row.registeredAt.toISOString(),
+    builtIn: false,
   };
 };
+
+const builtinSummary = (manifest: ToolManifest): ToolSummary => ({
+  toolId: manifest.id,
+  projectId: null,
+  latestVersion: manifest.version,
+  description: manifest.description ?? "",
+  mutating: manifest.mutating ?? true,
+  transport: manifest.transport ?? "auto",
+  effects: [...new Set((manifest.effects ?? []).map((effect) => effect.kind))],
+  tags: tagsOf(manifest.metadata),
+  needsApprovalWhenUnattended: manifest.needsApprovalWhenUnattended === true,
+  pauses: manifest.pauses === true,
+  resultIsOutsideData: manifest.resultIsOutsideData === true,
+  registeredAt: BUILTIN_TOOLS_RELEASED_AT,
+  builtIn: true,
+});
+
+/** Whether a built-in tool's latest version passes the list's filters, as a registered tool's row would (`projectId` does not exclude it: it resolves in every project). */
+function builtinMatches(summary: ToolSummary, filters: CatalogFilters): boolean {
+  if (filters.q && ![summary.toolId, "", summary.description, ...summary.tags].join("\n").toLowerCase().includes(filters.q.toLowerCase())) return false;
+  if (filters.effect && !summary.effects.includes(filters.effect)) return false;
+  if (filters.mutating !== undefined && summary.mutating !== filters.mutating) return false;
+  if (filters.transport && summary.transport !== filters.transport) return false;
+  if (filters.tag && !summary.tags.includes(filters.tag)) return false;
+  return true;
+}
+
+/** The latest version of each built-in tool no registration of the tenant shadows (see {@link builtinFor}), by id. */
+async function unshadowedBuiltins(actor: Actor): Promise<ToolManifest[]> {
+  const ids = [...new Set(BUILTIN_TOOLS.map((tool) => tool.id))].sort();
+  const db = await getDb();
+  const shadowed = new Set((await db.catalogEntry.findMany({ where: { tenantId: actor.tenantId, kind: "tool", entryId: { in: ids } }, select: { entryId: true } })).map((row) => row.entryId));
+  return ids.filter((id) => !shadowed.has(id)).map((id) => BUILTIN_TOOLS.filter((tool) => tool.id === id).sort((a, b) => semver.rcompare(a.version, b.version))[0]);
+}
 
 
 function tagsOf(metadata: unknown): string[] {
@@ -187,11 +224,26 @@ export async function registerTool(actor: Actor, body: Record<string, unknown>):
   return { toolId: row.entryId, version: row.version, warnings: toolWarnings(tool) };
 }
 
-/** A page of tools, as the JSON text of a `Page<ToolSummary>` (kept under the catalog generation, see listCatalogJson). */
+/**
+ * A page of tools, as the JSON text of a `Page<ToolSummary>` (kept under the catalog generation, see listCatalogJson).
+ * The built-in tools that pass the filters and that no registration shadows are merged into the id order: a page
+ * shows those after the cursor and, when more registered tools follow, not after its last registered row; the merged
+ * page is cut to `limit`, its cursor the last id shown.
+ */
 export async function listTools(actor: Actor, filters: CatalogFilters, page: { limit: number; cursor?: string }): Promise<RawJson<Page<ToolSummary>>> {
   return listCatalogJson(actor, "tool", filters, page, async (result) => {
     const flags = await toolFlags(result.data);
-    return { ...result, data: result.data.map((row) => summary(row, flags.get(row.id))) };
+    const registered = result.data.map((row) => summary(row, flags.get(row.id)));
+    const after = decodeCursor(page.cursor)?.[0];
+    const until = result.hasMore ? registered[registered.length - 1]?.toolId : undefined;
+    const builtins = (await unshadowedBuiltins(actor))
+      .map(builtinSummary)
+      .filter((tool) => (after === undefined || tool.toolId > String(after)) && (until === undefined || tool.toolId <= until) && builtinMatches(tool, filters));
+    if (!builtins.length) return { ...result, data: registered };
+    const merged = [...registered, ...builtins].sort((a, b) => (a.toolId < b.toolId ? -1 : a.toolId > b.toolId ? 1 : 0));
+    const shown = merged.slice(0, page.limit);
+    const hasMore = result.hasMore || merged.length > page.limit;
+    return { data: shown, hasMore, ...(hasMore ? { nextCursor: encodeCursor([shown[shown.length - 1].toolId]) } : {}) };
   });
 }
 

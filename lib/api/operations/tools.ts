@@ -37,10 +37,10 @@ export const toolVersionSchema = {
 
 const toolSummary = {
   type: "object",
-  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "needsApprovalWhenUnattended", "pauses", "resultIsOutsideData", "registeredAt"],
+  required: ["toolId", "projectId", "latestVersion", "description", "mutating", "transport", "effects", "tags", "needsApprovalWhenUnattended", "pauses", "resultIsOutsideData", "registeredAt", "builtIn"],
   properties: {
     toolId: { type: "string" },
-    projectId: uuid,
+    projectId: { ...nullable(uuid), description: "The project the tool is registered in; null for a built-in tool." },
     latestVersion: { type: "string" },
     description: { type: "string" },
     mutating: { type: "boolean" },
@@ -50,7 +50,8 @@ const toolSummary = {
     needsApprovalWhenUnattended: { type: "boolean", description: "From the manifest (false when absent): an unattended call asks for approval every time." },
     pauses: { type: "boolean", description: "From the manifest (false when absent): the tool pauses the run until it is resumed." },
     resultIsOutsideData: { type: "boolean", description: "From the manifest (false when absent): the result is treated as outside data, not instructions." },
-    registeredAt: dateTime,
+    registeredAt: { ...dateTime, description: "When the latest version was registered (for a built-in tool: when it shipped)." },
+    builtIn: { type: "boolean", description: "A tool built into Kindgi (`transport: \"native\"`, bare id): it needs no registration and resolves in every project." },
   },
 } as const;
 
@@ -93,10 +94,11 @@ export const listToolsOperation = defineOperation({
   path: "/v1/tools",
   tag: "Tools",
   summary: "List tools (latest active version of each), ordered by id",
+  description: "Includes the tools built into Kindgi (`current-time`, `remember`, `recall`: latest version, `builtIn: true`, `projectId: null`) in the id order, filtered like registered tools; `projectId` does not exclude them, as they resolve in every project. A tool the tenant registered under a built-in id before the id was reserved is listed instead of the built-in.",
   auth: "key",
   query: {
     ...pageQuery,
-    projectId: { ...uuid, description: "Only this project's tools." },
+    projectId: { ...uuid, description: "Only this project's tools (and the built-in tools)." },
     q: { type: "string", minLength: 1, maxLength: 200, description: "Case-insensitive search over id, description and tags." },
     effect: { enum: [...EFFECT_KINDS], description: "Only tools declaring this effect kind." },
     mutating: { type: "boolean", description: "Only mutating (true) or read-only (false) tools." },
