@@ -48,4 +48,4 @@ export type AgentDryRun = {
 
 export type RenderedInstructions = { rendered: string; parameters: Record<string, unknown> };
 
-export type ToolOption = { toolId: string; projectId: string; latestVersion: string; description: string; mutating: boolean; transport: string; tags: string[] };
+export type ToolOption = { toolId: string; projectId: string | null; latestVersion: string; description: string; mutating: boolean; transport: string; tags: string[]; builtIn: boolean };
