@@ -26,6 +26,10 @@ export const errorStatus = {
   "not-found": 404,
   /** The route exists but not with this method. */
   "method-not-allowed": 405,
+  /** The request's `Accept` does not include what the route answers with (the MCP server needs JSON and SSE). */
+  "not-acceptable": 406,
+  /** The request's `Content-Type` is not one the route reads (the MCP server reads JSON). */
+  "unsupported-media-type": 415,
   /** The same tool id and version are registered already. */
   "tool-already-registered": 409,
   /** The tool id lives in another project of the tenant. */

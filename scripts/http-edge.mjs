@@ -27,8 +27,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const CONSOLE_PATH_HEADER = "x-kindgi-console-path";
 /** An API target: `/v1` itself or below it, with or without a query. */
 const isApiTarget = (target) => target.startsWith("/v1") && (target.length === 3 || target[3] === "/" || target[3] === "?");
-/** The public health check, answered like an API path (its table row is /health). */
-const isHealthTarget = (target) => target.startsWith("/health") && (target.length === 7 || target[7] === "?");
+/**
+ * The public documents answered like an API path (their rows are in the table): the health check, and the MCP
+ * server's protected-resource metadata (`/.well-known/oauth-protected-resource/v1/mcp`, RFC 9728).
+ */
+const isHealthTarget = (target) => (target.startsWith("/health") && (target.length === 7 || target[7] === "?")) || target.startsWith("/.well-known/oauth-protected-resource/");
 /** Where a path outside the API's table (a console page) is served. */
 const PAGE_METHODS = ["GET", "HEAD"];
 

@@ -151,7 +151,7 @@ export const mcpServerOperation = defineOperation({
     200: { description: "The JSON-RPC response.", schema: { type: "object", additionalProperties: true, required: ["jsonrpc"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object", additionalProperties: true }, error: { type: "object", additionalProperties: true } } } },
     202: { description: "A notification or a response was accepted (no body).", schema: { type: "object", additionalProperties: true, description: "Empty." } },
   },
-  errors: ["bad-input", "origin-not-allowed", "permission-denied"],
+  errors: ["bad-input", "origin-not-allowed", "permission-denied", "not-acceptable", "unsupported-media-type"],
 });
 
 export const mcpResourceMetadataOperation = defineOperation({

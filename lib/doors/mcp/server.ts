@@ -6,7 +6,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { isAppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { Actor } from "@/lib/services/actor";
 import { invokeTool } from "@/lib/services/invoke-tool";
@@ -30,10 +30,28 @@ export async function serveMcpRequest(request: Request, message: unknown, actor:
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { parsedBody: message });
+    const response = await transport.handleRequest(request, { parsedBody: message });
+    if (response.status < 400) return response;
+    // The transport refuses a request it cannot serve (Accept, Content-Type, a body that is no JSON-RPC message) with
+    // a JSON-RPC error body; the API answers every refusal in its own envelope, with the same status.
+    throw transportRefusal(response.status, await response.text());
   } finally {
     await server.close().catch(() => {});
   }
+}
+
+function transportRefusal(status: number, text: string): AppError {
+  let message = `the MCP request was refused (HTTP ${status})`;
+  let rpcCode: unknown;
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } };
+    if (typeof body.error?.message === "string") message = body.error.message;
+    rpcCode = body.error?.code;
+  } catch {
+    // not JSON: the status says enough
+  }
+  const code = status === 406 ? "not-acceptable" : status === 415 ? "unsupported-media-type" : "bad-input";
+  return new AppError(code, message, typeof rpcCode === "number" ? { jsonRpcCode: rpcCode } : undefined);
 }
 
 function mcpServerFor(actor: Actor, projectId: string): Server {
