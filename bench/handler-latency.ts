@@ -47,6 +47,21 @@ async function measure(row: string, once: () => Promise<boolean>, times = { warm
   return { row, calls, failures, p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)), meanMs: round(mean(latencies)), callsPerSecond: Math.round((calls / wall) * 1000) };
 }
 
+/** The echo handler's manifest (a secret and an env value, as the tests give it) at a sandbox level. */
+function echoManifest(id: string, sandbox: "none" | "context-isolated" | "strict", codeArtifactRef: NonNullable<ToolManifest["codeArtifactRef"]>): ToolManifest {
+  return {
+    id,
+    version: "1.0.0",
+    description: "echo",
+    input: { type: "object" },
+    output: { type: "object" },
+    sandbox,
+    limits: { memMB: 64, cpuMs: 5000 },
+    codeArtifactRef,
+    needsSpec: { secrets: { API_TOKEN: { name: "bench-token" } }, env: { REGION: { value: "eu-west" } } },
+  };
+}
+
 async function main() {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-bench-handlers-"));
   fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
@@ -55,17 +70,7 @@ async function main() {
     const context = { tenantId: "bench", projectId: "bench", conversationId: null, runId: "run_bench", userId: "bench", now: () => new Date() };
     const rows: Row[] = [await measure("native current-time", async () => (await invokeNativeTool(native, { timezone: "UTC" }, context)).ok)];
     for (const sandbox of ["none", "context-isolated", "strict"] as const) {
-      const manifest: ToolManifest = {
-        id: "bench.echo",
-        version: "1.0.0",
-        description: "echo",
-        input: { type: "object" },
-        output: { type: "object" },
-        sandbox,
-        limits: { memMB: 64, cpuMs: 5000 },
-        codeArtifactRef: { kind: "filesystem", modulePath: path.join(folder, "echo.mjs") },
-        needsSpec: { secrets: { API_TOKEN: { name: "bench-token" } }, env: { REGION: { value: "eu-west" } } },
-      };
+      const manifest = echoManifest("bench.echo", sandbox, { kind: "filesystem", modulePath: path.join(folder, "echo.mjs") });
       let sequence = 0;
       rows.push(
         await measure(`handler ${sandbox}`, async () => {
@@ -99,17 +104,7 @@ async function ociRows(folder: string): Promise<Row[]> {
     // What the kernel does at each call of an oci handler (lib/services/artifacts.ts): the module in its bundle, then the call.
     const callOnce = async (sandbox: "none" | "context-isolated" | "strict", cacheDir: string) => {
       const { root, modulePath } = await prepareModule("bench", { imageRef, digest: pushed.digest, modulePath: "/pack/echo.mjs" }, options(cacheDir));
-      const manifest: ToolManifest = {
-        id: "bench.echo-oci",
-        version: "1.0.0",
-        description: "echo",
-        input: { type: "object" },
-        output: { type: "object" },
-        sandbox,
-        limits: { memMB: 64, cpuMs: 5000 },
-        codeArtifactRef: { kind: "oci", imageRef, modulePath: "/pack/echo.mjs", artifactVersion: "1.0.0", digest: pushed.digest },
-        needsSpec: { secrets: { API_TOKEN: { name: "bench-token" } }, env: { REGION: { value: "eu-west" } } },
-      };
+      const manifest = echoManifest("bench.echo-oci", sandbox, { kind: "oci", imageRef, modulePath: "/pack/echo.mjs", artifactVersion: "1.0.0", digest: pushed.digest });
       const result = await invokeHandlerTool(manifest, { text: "bench" }, { idempotencyKey: `run_bench:${++sequence}`, signal: new AbortController().signal, resolveSecret: async () => "bench-secret-value", log: () => {}, artifact: { root, modulePath } });
       return result.ok;
     };

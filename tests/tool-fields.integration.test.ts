@@ -7,39 +7,32 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, toolManifest } from "./helpers/api";
 import { script } from "./helpers/kernel";
-import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
+import { root, startOwnServer, type OwnServer, type RunningServer } from "./helpers/server";
 
-const operatorToken = newOperatorToken();
 const canary = `env-secret-${randomBytes(12).toString("hex")}`;
 const connectionToken = `connection-token-${randomBytes(12).toString("hex")}`;
+let own: OwnServer;
 let server: RunningServer;
-let database: { url: string; drop: () => Promise<void> } | null = null;
 let folder: string;
 let tenant: { key: string; projectId: string; id: string };
 const produced: string[] = [];
 
 beforeAll(async () => {
-  // The handler fixtures, copied to a temporary folder: modulePath is absolute and `strict` reads only that folder.
-  folder = fs.mkdtempSync(path.join(os.tmpdir(), "kindgi-tool-fields-"));
-  fs.cpSync(path.join(root, "tests/fixtures/handlers"), folder, { recursive: true });
-  if (process.env.KINDGI_TEST_DATABASE_URL) database = await freshPostgresDatabase(process.env.KINDGI_TEST_DATABASE_URL);
-  server = await startServer({ env: { NODE_ENV: "test", DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_DEV_PROVIDERS: "1", KINDGI_MCP_STDIO: "allow", KINDGI_SECRETS_KEY: randomBytes(32).toString("base64") } });
-  const created = await call("POST", "/v1/tenants", { key: operatorToken, body: { name: "tool fields" }, baseUrl: server.baseUrl });
+  // The handler fixtures are copied to `own.handlers`: modulePath is absolute and `strict` reads only that folder.
+  own = await startOwnServer({ KINDGI_MCP_STDIO: "allow" });
+  ({ server, handlers: folder } = own);
+  const created = await call("POST", "/v1/tenants", { key: own.operatorToken, body: { name: "tool fields" }, baseUrl: server.baseUrl });
   expect(created.status).toBe(201);
   tenant = { key: created.body.apiKey.key, projectId: created.body.project.id, id: created.body.tenant.id };
   expect((await api("POST", "/v1/secrets", { name: "acme-token", value: canary })).status).toBe(201);
 }, 180_000);
 
 afterAll(async () => {
-  await server?.stop();
-  await database?.drop();
-  if (server?.dataDir) fs.rmSync(server.dataDir, { recursive: true, force: true });
-  if (folder) fs.rmSync(folder, { recursive: true, force: true });
+  await own?.stop();
 });
 
 async function api(method: string, urlPath: string, body?: unknown) {

@@ -10,7 +10,7 @@
  * `registry.127.0.0.1_5000`), holding `username:password` as `docker login` takes them. Registries at loopback or
  * private addresses need `KINDGI_OCI_ALLOW_PRIVATE_REGISTRIES=1`; cloud metadata addresses are always refused.
  */
-import { getDb } from "@/lib/db";
+import { isAppError } from "@/lib/errors";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import type { CodeArtifactRef } from "@/lib/tools/manifest-schema";
 import { ArtifactError, defaultArtifactCacheDir, parseImageRef, prepareModule, privateRegistriesAllowed, resolveImageRef, type ArtifactErrorCode } from "@/lib/tools/oci";
@@ -23,11 +23,13 @@ export const registrySecretName = (registry: string) => `registry.${registry.rep
 /** `username:password` from the tenant's secret for the registry, or null (anonymous) when it has none. */
 function credentialsOf(tenantId: string) {
   return async (registry: string): Promise<{ username: string; password: string } | null> => {
-    const name = registrySecretName(registry);
-    const db = await getDb();
-    const exists = await db.secret.findFirst({ where: { tenantId, name, deletedAt: null }, select: { id: true } });
-    if (!exists) return null;
-    const value = await resolveSecretValue(tenantId, name);
+    let value: string;
+    try {
+      value = await resolveSecretValue(tenantId, registrySecretName(registry));
+    } catch (error) {
+      if (isAppError(error) && error.code === "secret-not-found") return null;
+      throw error;
+    }
     const colon = value.indexOf(":");
     return colon < 0 ? { username: "", password: value } : { username: value.slice(0, colon), password: value.slice(colon + 1) };
   };
