@@ -2,6 +2,7 @@
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 import { Button, Spinner } from "@/components/ui";
+import { markSigningOut } from "@/lib/client/query-client";
 
 /** The signed-in person and the way out. */
 export function UserMenu({ name, email }: { name: string; email: string }) {
@@ -17,6 +18,7 @@ export function UserMenu({ name, email }: { name: string; email: string }) {
         disabled={leaving}
         onClick={() => {
           setLeaving(true);
+          markSigningOut();
           void signOut({ callbackUrl: "/sign-in?signedOut=1" });
         }}
       >

@@ -3,9 +3,16 @@ import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from "@ta
 import { useState, type ReactNode } from "react";
 import { isApiError } from "@/lib/client/api";
 
+let signingOut = false;
+
+/** The person asked to sign out: a 401 from now on is that, not an ended session to come back from. */
+export function markSigningOut(): void {
+  signingOut = true;
+}
+
 /** A 401 from /v1 means the session ended: go to sign-in and come back here afterwards. */
 function onUnauthenticated(error: unknown) {
-  if (!isApiError(error) || error.status !== 401 || typeof window === "undefined") return;
+  if (signingOut || !isApiError(error) || error.status !== 401 || typeof window === "undefined") return;
   const here = `${window.location.pathname}${window.location.search}`;
   window.location.assign(`/sign-in?callbackUrl=${encodeURIComponent(here)}`);
 }
