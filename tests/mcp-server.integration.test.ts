@@ -163,7 +163,10 @@ describe("/v1/mcp: tools/call", () => {
     const result = await client.callTool({ name: toolId, arguments: { word: "kindgi" } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ definition: "a word: kindgi", path: "/lookup" });
-    expect(result.content).toEqual([{ type: "text", text: JSON.stringify({ definition: "a word: kindgi", path: "/lookup" }) }]);
+    const content = result.content as { type: string; text: string }[];
+    expect(content).toHaveLength(1);
+    expect(content[0].type).toBe("text");
+    expect(JSON.parse(content[0].text)).toEqual({ definition: "a word: kindgi", path: "/lookup" });
     const seen = server.requests.slice(before);
     expect(seen.map((request) => JSON.parse(request.body))).toEqual([{ word: "kindgi" }]);
 

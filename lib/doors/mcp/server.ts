@@ -9,11 +9,11 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { AppError, isAppError } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { Actor } from "@/lib/services/actor";
-import { invokeTool } from "@/lib/services/invoke-tool";
-import { listProjectToolManifests, resolveToolProject } from "@/lib/services/tools";
+import type { McpCatalog } from "@/lib/services/mcp-catalog";
 import { listApprovals } from "@/lib/services/approvals";
 import { mcpOriginOf } from "@/lib/services/run-origin";
-import type { RunView } from "@/lib/services/runs";
+import { getRun, waitUntilSettled, type RunView } from "@/lib/services/runs";
+import { DEFAULT_MAX_WALL_MS } from "@/lib/kernel/journal";
 import { toolIdsFor, toolNameFor } from "@/lib/doors/mcp/names";
 
 /** Tools per page of `tools/list`. */
@@ -21,11 +21,14 @@ export const MCP_TOOLS_PAGE_SIZE = 50;
 
 export const MCP_SERVER_INFO = { name: "kindgi", version: "1.0.0" } as const;
 
-/** Serves one Streamable HTTP POST (its JSON-RPC message already parsed) for the actor, in `projectId` or the default project. */
-export async function serveMcpRequest(request: Request, message: unknown, actor: Actor, requestedProjectId: string | undefined): Promise<Response> {
-  // A `projectId` that is no project of the caller is the API's 400 before any protocol exchange.
-  const projectId = await resolveToolProject(actor, requestedProjectId);
-  const server = mcpServerFor(actor, projectId);
+/**
+ * Serves one Streamable HTTP POST (its JSON-RPC message already parsed) for the actor, over `catalog` (a project's,
+ * lib/services/mcp-catalog.ts, or a toolset's). The catalog is opened before any protocol exchange: a `projectId` or
+ * toolset that is not the caller's is the API's error.
+ */
+export async function serveMcpRequest(request: Request, message: unknown, actor: Actor, openCatalog: () => Promise<McpCatalog>): Promise<Response> {
+  const catalog = await openCatalog();
+  const server = mcpServerFor(actor, catalog);
   // Stateless (no session id) and answered as JSON: the request is complete when its answer is.
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -54,13 +57,13 @@ function transportRefusal(status: number, text: string): AppError {
   return new AppError(code, message, typeof rpcCode === "number" ? { jsonRpcCode: rpcCode } : undefined);
 }
 
-function mcpServerFor(actor: Actor, projectId: string): Server {
+function mcpServerFor(actor: Actor, catalog: McpCatalog): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: "The tools of a Kindgi project. Every call is a run of the Kindgi kernel (listed under /v1/runs); a call that needs a person's approval answers with an error naming the approval.",
   });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-    const page = await listProjectToolManifests(actor, projectId, { limit: MCP_TOOLS_PAGE_SIZE, cursor: request.params?.cursor }).catch((error: unknown) => {
+    const page = await catalog.list({ limit: MCP_TOOLS_PAGE_SIZE, cursor: request.params?.cursor }).catch((error: unknown) => {
       if (isAppError(error) && error.status === 400) throw new McpError(ErrorCode.InvalidParams, error.message);
       throw error;
     });
@@ -70,7 +73,7 @@ function mcpServerFor(actor: Actor, projectId: string): Server {
     });
     return { tools, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(actor, projectId, request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(actor, catalog, request.params.name, request.params.arguments ?? {}));
   return server;
 }
 
@@ -96,34 +99,37 @@ export function toolOf(manifest: ToolManifest): Tool | null {
   };
 }
 
-/** Errors of invokeTool that mean the name is no tool of the project this server serves. */
-const UNKNOWN_TOOL_CODES = new Set(["not-found", "tool-project-mismatch", "tool-version-unregistered"]);
-
-async function callTool(actor: Actor, projectId: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  let lastError: unknown = null;
+async function callTool(actor: Actor, catalog: McpCatalog, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   for (const toolId of toolIdsFor(name)) {
+    let started: RunView | null;
     try {
-      const { body: run } = await invokeTool(actor, toolId, null, { projectId, arguments: args, origin: mcpOriginOf(actor) });
-      return await resultOf(actor, run);
+      started = await catalog.start(toolId, args, mcpOriginOf(actor));
     } catch (error) {
-      if (isAppError(error) && UNKNOWN_TOOL_CODES.has(error.code)) {
-        lastError = error;
-        continue;
-      }
       if (isAppError(error) && error.status < 500) return errorResult(`${error.code}: ${error.message}`);
       throw error;
     }
+    if (!started) continue;
+    const run = await settled(actor, started);
+    return await resultOf(actor, catalog, run);
   }
-  throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, lastError && isAppError(lastError) ? { code: lastError.code } : undefined);
+  throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+}
+
+/** The run once it settled or waits (a suspended run), within its wall-clock budget. */
+async function settled(actor: Actor, run: RunView): Promise<RunView> {
+  if (run.status !== "pending" && run.status !== "running") return run;
+  await waitUntilSettled(run.id, DEFAULT_MAX_WALL_MS + 30_000);
+  return getRun(actor, run.id);
 }
 
 /** A settled (or still running) invocation as the call's result. */
-async function resultOf(actor: Actor, run: RunView): Promise<CallToolResult> {
+async function resultOf(actor: Actor, catalog: McpCatalog, run: RunView): Promise<CallToolResult> {
   const meta = { _meta: { "kindgi/runId": run.id } };
   switch (run.status) {
     case "completed": {
-      const text = JSON.stringify(run.output ?? null);
-      const structured = run.output !== null && typeof run.output === "object" && !Array.isArray(run.output) ? { structuredContent: run.output as Record<string, unknown> } : {};
+      const output = catalog.outputOf ? catalog.outputOf(run) : run.output;
+      const text = JSON.stringify(output ?? null);
+      const structured = output !== null && typeof output === "object" && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
       return { content: [{ type: "text", text }], ...structured, ...meta };
     }
     case "failed":
