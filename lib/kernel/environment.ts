@@ -8,7 +8,7 @@ import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-age
 import type { ModelProvider } from "@/lib/models/provider";
 import type { RouteResult } from "@/lib/models/router";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { Finding, ResolvedToolRef, RunDelta, ToolCallResult, ToolLogLine, TurnFact } from "@/lib/kernel/types";
+import type { Finding, ResolvedToolRef, RunDelta, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnFact } from "@/lib/kernel/types";
 
 /** Where a run lives. */
 export type RunScope = { tenantId: string; projectId: string; conversationId: string | null; runId: string; userId: string };
@@ -38,6 +38,8 @@ export type ToolInvocation = {
   tx?: KernelTx;
   /** Lines the tool logs during the call (already redacted): journaled as `tool-logged` with the call's result. */
   log?: (line: ToolLogLine) => void;
+  /** How far the call is (a handler's `context.progress`): live only, never journaled. */
+  progress?: (update: ToolProgress) => void;
   /** A tool with `pauses: true`: the wait token and completion link `context.pause()` hands the handler. */
   pause?: PauseTicket;
 };
@@ -119,6 +121,11 @@ export interface KernelEnvironment {
    * streams on every replica. Called synchronously, in order; must not throw.
    */
   publishDelta?(scope: RunScope, delta: RunDelta): void;
+  /**
+   * Hears a tool call's log lines and progress as they happen (live; the log lines are journaled with the call's
+   * result as well): the product relays them to an MCP client waiting for the call. Called synchronously; must not throw.
+   */
+  publishToolLive?(scope: RunScope, event: ToolLiveEvent): void;
   /** The agent version's definition (unregistered or not: the run pinned it), or null when there is none. */
   loadAgent(scope: RunScope, agentId: string, version: string): Promise<AgentDefinition | null>;
   resolveTools(scope: RunScope, definition: AgentDefinition): Promise<ToolResolutionOutcome>;

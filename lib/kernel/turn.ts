@@ -35,7 +35,7 @@ import {
   type TurnLimits,
 } from "@/lib/kernel/journal";
 import { callIdOf } from "@/lib/kernel/journal";
-import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLogLine, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -600,14 +600,18 @@ function callRunner(turn: Turn, call: Prepared, input: unknown) {
   // A tool's log lines are journaled with its result, in the same commit (the kernel writes events only in commits).
   const logs: NewEvent[] = [];
   let dropped = 0;
+  const live = ctx.env.publishToolLive ? (event: ToolLiveEvent) => ctx.env.publishToolLive?.(scope, event) : undefined;
   const log = (line: ToolLogLine) => {
-    if (logs.length < MAX_LOG_LINES_PER_CALL) logs.push({ type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, ...line } });
-    else dropped += 1;
+    if (logs.length < MAX_LOG_LINES_PER_CALL) {
+      logs.push({ type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, ...line } });
+      live?.({ callId: call.callId, toolId: call.toolId, kind: "log", line });
+    } else dropped += 1;
   };
+  const progress = live ? (update: ToolProgress) => live({ callId: call.callId, toolId: call.toolId, kind: "progress", ...update }) : undefined;
   const logged = (): NewEvent[] =>
     dropped ? [...logs, { type: "tool-logged", data: { callId: call.callId, toolId: call.toolId, level: "warn", message: `${dropped} more log line(s) dropped (at most ${MAX_LOG_LINES_PER_CALL} per call)`, at: new Date().toISOString() } }] : logs;
   const invoke = async (tx?: KernelTx, pause?: PauseTicket) => {
-    const result = await ctx.env.invokeTool({ manifest, input, scope, callId: call.callId, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), signal, tx, log, ...(pause ? { pause } : {}) });
+    const result = await ctx.env.invokeTool({ manifest, input, scope, callId: call.callId, idempotencyKey: idempotencyKeyOf(turn.run.id, call.callId), signal, tx, log, ...(progress ? { progress } : {}), ...(pause ? { pause } : {}) });
     if (deadline.aborted) throw new DeadlineReached();
     if (ctx.signal.aborted) throw new LeaseLost(turn.run.id);
     return isPaused(result) ? result : checkOutput(manifest, result);

@@ -167,6 +167,12 @@ export type ToolLogLine = { level: "debug" | "info" | "warn" | "error"; message:
 
 export type ToolLoggedData = { callId: string; toolId: string } & ToolLogLine;
 
+/** How far a tool call is, as its tool says (a handler's `context.progress`). */
+export type ToolProgress = { progress: number; total?: number; message?: string };
+
+/** A tool call's log line or progress, heard live (lib/kernel/environment.ts `publishToolLive`). */
+export type ToolLiveEvent = { callId: string; toolId: string } & ({ kind: "log"; line: ToolLogLine } | ({ kind: "progress" } & ToolProgress));
+
 /**
  * The gate asked a person before a call (or, `kind: "session"`, before a turn): journaled before the run waits, so
  * a policy change during the wait cannot skip the reviewer and a resumed run never asks twice. `remainingMs` is

@@ -7,6 +7,7 @@
  * Topics (a message is JSON):
  * - `run:<runId>`        the run's journal grew (`{lastSeq?}`), or it settled;
  * - `delta:<runId>`      a model delta of the run (`RunDelta`, lib/services/live-deltas.ts);
+ * - `tool:<runId>`       a tool call's log line or progress (lib/services/live-tool-events.ts);
  * - `approvals:<tenantId>` the tenant's approval feed grew;
  * - `generation`         a tenant's cached values are stale (lib/services/tenant-generation.ts).
  *

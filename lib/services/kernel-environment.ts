@@ -13,6 +13,7 @@ import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
 import { readProjectFacts, retrieveFacts } from "@/lib/services/memory";
 import { publishDelta } from "@/lib/services/live-deltas";
+import { publishToolLive } from "@/lib/services/live-tool-events";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
 import type { ProviderDescriptor } from "@/lib/models/registry";
 import { resolveSecretValue } from "@/lib/services/secrets";
@@ -88,6 +89,7 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
       signal: call.signal,
       resolveSecret: (name) => resolveSecretValue(scope.tenantId, name),
       log: (line) => call.log?.(line),
+      ...(call.progress ? { progress: call.progress } : {}),
       connections: connections.value,
       needs: { tenantId: scope.tenantId, projectId: scope.projectId, runId: scope.runId, conversationId: scope.conversationId, readFacts: (type, query) => readProjectFacts(scope, type, query) },
       ...(call.pause ? { pause: call.pause } : {}),
@@ -121,6 +123,10 @@ export const dbKernelEnvironment: KernelEnvironment = {
 
   publishDelta(scope, delta) {
     publishDelta(scope.runId, delta);
+  },
+
+  publishToolLive(scope, event) {
+    publishToolLive(scope.runId, event);
   },
 
   async loadAgent(scope, agentId, version) {

@@ -265,6 +265,25 @@ export async function waitUntilSettled(runId: string, timeoutMs: number): Promis
   }
 }
 
+/**
+ * Waits until `done` holds for the run (read from the database whenever the run's journal grows), `timeoutMs` has
+ * passed, or `signal` aborts; answers the run as last read.
+ */
+export async function waitForRun(runId: string, done: (row: Run) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<Run> {
+  const db = await getDb();
+  const deadline = Date.now() + timeoutMs;
+  const wake = wakeups(`run:${runId}`);
+  try {
+    for (;;) {
+      const row = await db.run.findUniqueOrThrow({ where: { id: runId } });
+      if (done(row) || Date.now() >= deadline || signal?.aborted) return row;
+      await wake.wait(Math.min(SAFETY_POLL_MS, Math.max(1, deadline - Date.now())), signal);
+    }
+  } finally {
+    wake.close();
+  }
+}
+
 /** How often a waiting request or stream reads the database when no announcement came (a lost notification). */
 const SAFETY_POLL_MS = 2_000;
 

@@ -81,6 +81,34 @@ const onPostgres = () => databaseConfig().kind === "postgresql";
 export function invalidateTenant(tenantId: string, scope?: GenerationScope): void {
   state.epoch += 1;
   state.bumped.set(scope ? `${tenantId}:${scope}` : tenantId, state.epoch);
+  tellWatchers(tenantId);
+}
+
+/** Hears of a tenant's change (`null`: of any tenant's, the changes may have been missed). */
+export type ChangeWatcher = (tenantId: string | null) => void;
+const watchers: Set<ChangeWatcher> = ((globalThis as { [key: symbol]: Set<ChangeWatcher> | undefined })[Symbol.for("kindgi.tenant-generation.watchers")] ??= new Set());
+
+/**
+ * Hears of every change this process learns of — its own writes (as they are made, and again once committed) and,
+ * on PostgreSQL, the other processes' announcements — until the returned function is called. A hint to look again
+ * (the MCP server's `notifications/tools/list_changed`), never the change itself.
+ */
+export function watchTenantChanges(watcher: ChangeWatcher): () => void {
+  ensureListening();
+  watchers.add(watcher);
+  return () => {
+    watchers.delete(watcher);
+  };
+}
+
+function tellWatchers(tenantId: string | null): void {
+  for (const watcher of watchers) {
+    try {
+      watcher(tenantId);
+    } catch (error) {
+      console.error("[kindgi] a watcher of tenant changes failed:", error instanceof Error ? error.message : error);
+    }
+  }
 }
 
 /**
@@ -291,6 +319,7 @@ async function catchUpWithCounters(): Promise<void> {
       // A change not heard of yet: every value it could have changed is forgotten.
       state.epoch += 1;
       state.bumped.set(counter === "catalog" ? "*:catalog" : "*", state.epoch);
+      tellWatchers(null);
       known = counters[counter];
     }
     state.known[counter] = known;
@@ -374,6 +403,7 @@ export function clearCaches(): void {
 
 /** Forgets every cached value and what the counters were: the next request reads both again. */
 function forgetAll(): void {
+  tellWatchers(null);
   state.entries.clear();
   state.known = null;
   for (const counter of COUNTERS) state.heard[counter].clear();

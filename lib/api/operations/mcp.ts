@@ -128,20 +128,24 @@ export const unregisterMcpEndpointOperation = defineOperation({
 /** Where a client learns how to authenticate to the MCP server (RFC 9728). */
 export const MCP_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource/v1/mcp";
 
+/** What both MCP server operations (the project's and a toolset's) say about the protocol. */
+export const MCP_SERVER_DESCRIPTION =
+  "One JSON-RPC message of the Model Context Protocol (revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07): `initialize`, `ping`, `logging/setLevel`, `tools/list` and `tools/call`. `tools/call` is answered as a `text/event-stream` (its notifications, then its result), everything else as JSON. " +
+  "Stateless: no `Mcp-Session-Id`, every request stands alone, any replica answers it; GET opens the stream of `notifications/tools/list_changed` (sent when the tenant's catalog changes, on any replica); DELETE is 405 (no session to end). " +
+  "Authentication: an API key as `Authorization: Bearer kgi_…` (there is no OAuth authorization server); without a valid key the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource/v1/mcp\"`. " +
+  "A request carrying an `Origin` header that is neither this server's origin nor in KINDGI_ALLOWED_ORIGINS is 403 origin-not-allowed (DNS rebinding). " +
+  "The project: the key's when it is narrowed to one, else `projectId`, else the tenant's default project. " +
+  "`tools/list`: the built-in tools, then the project's tools (latest active version of each) by id, 50 a page with `nextCursor`; the name is the tool id (an id that is not a valid MCP tool name is escaped: each byte other than A-Z a-z 0-9 - . becomes `_` and two hex digits); annotations from the manifest: readOnlyHint = `mutating: false`, destructiveHint = an effect `writes` or `deletes`, openWorldHint = an effect `network` or `external-side-effect`. " +
+  "`tools/call`: a `tool-invocation` run with origin `mcp` (attended for a person's key, unattended for a service account's), awaited within its wall-clock budget; the tool's log lines arrive as `notifications/message` (logger: the tool id) and a handler's `context.progress` as `notifications/progress` when the request has a `progressToken`; the output is `structuredContent` (an object) and a text item with its JSON; a failed run or invalid arguments is a result with `isError: true` and the code and message. " +
+  "A mutating tool asks for a person's approval, as an agent's call does: the request stays open (a progress and a log notification name the approval and its console link `/approvals/{id}`) up to KINDGI_MCP_APPROVAL_WAIT_MS (default 50000); decided in time, it answers the result (`_meta[\"kindgi/editedArguments\"]` and a text item when the reviewer edited the arguments) or `isError` with the reviewer's reason; else `isError` \"waiting for approval <id>\", and the same call again (same tool, same arguments, same key) waits for that same approval and run. An unknown tool is the JSON-RPC error -32602.";
+
 export const mcpServerOperation = defineOperation({
   operationId: "mcpServer",
   method: "POST",
   path: "/v1/mcp",
   tag: "MCP",
   summary: "The project's tools as an MCP server (Streamable HTTP, stateless)",
-  description:
-    "One JSON-RPC message of the Model Context Protocol (revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07), answered as JSON: `initialize`, `ping`, `tools/list` and `tools/call`. " +
-    "Stateless: no `Mcp-Session-Id`, every request stands alone, any replica answers it; GET and DELETE are 405 (no server-initiated stream, no session to end). " +
-    "Authentication: an API key as `Authorization: Bearer kgi_…` (there is no OAuth authorization server); without a valid key the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource/v1/mcp\"`. " +
-    "A request carrying an `Origin` header that is neither this server's origin nor in KINDGI_ALLOWED_ORIGINS is 403 origin-not-allowed (DNS rebinding). " +
-    "The project: the key's when it is narrowed to one, else `projectId`, else the tenant's default project. " +
-    "`tools/list`: the built-in tools, then the project's tools (latest active version of each) by id, 50 a page with `nextCursor`; the name is the tool id (an id that is not a valid MCP tool name is escaped: each byte other than A-Z a-z 0-9 - . becomes `_` and two hex digits); annotations from the manifest: readOnlyHint = `mutating: false`, destructiveHint = an effect `writes` or `deletes`, openWorldHint = an effect `network` or `external-side-effect`. " +
-    "`tools/call`: a `tool-invocation` run with origin `mcp` (attended for a person's key, unattended for a service account's), awaited within its wall-clock budget; the output is `structuredContent` (an object) and a text item with its JSON; a failed run, invalid arguments, or a call that waits for a person's approval (a mutating tool asks, as an agent's call does) is a result with `isError: true` naming the failure or the approval (`/approvals/{id}` in the console). An unknown tool is the JSON-RPC error -32602.",
+  description: MCP_SERVER_DESCRIPTION,
   auth: "key",
   sameOriginOnly: true,
   resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
@@ -152,6 +156,21 @@ export const mcpServerOperation = defineOperation({
     202: { description: "A notification or a response was accepted (no body).", schema: { type: "object", additionalProperties: true, description: "Empty." } },
   },
   errors: ["bad-input", "origin-not-allowed", "permission-denied", "not-acceptable", "unsupported-media-type"],
+});
+
+export const mcpServerStreamOperation = defineOperation({
+  operationId: "mcpServerStream",
+  method: "GET",
+  path: "/v1/mcp",
+  tag: "MCP",
+  summary: "The MCP server's stream of notifications (tools/list_changed)",
+  description: "With `Accept: text/event-stream`: an SSE stream of JSON-RPC notifications the server sends unasked: `notifications/tools/list_changed` when the tenant's catalog changes (a registration, a new version, an unregistration, on any replica), and a keep-alive comment every 25 s. It stays open until the client closes it. Authentication, Origin check and project as for POST.",
+  auth: "key",
+  sameOriginOnly: true,
+  resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
+  query: { projectId: { ...uuid, description: "The project whose tools are served (a key narrowed to a project serves that one)." } },
+  responses: { 200: { description: "The notification stream.", schema: { type: "object", additionalProperties: true, description: "Each `data` is a JSON-RPC notification." }, contentType: "text/event-stream" } },
+  errors: ["bad-input", "origin-not-allowed", "not-acceptable"],
 });
 
 export const mcpResourceMetadataOperation = defineOperation({

@@ -8,6 +8,19 @@
 /** A log line a handler wrote, as journaled (`handler-logged`), with every resolved secret value redacted. */
 export type HandlerLogLine = { level: "debug" | "info" | "warn" | "error"; message: string; at: string };
 
+/** One `context.progress(…)` of a handler, as the server relays it. */
+export type HandlerProgress = { progress: number; total?: number; message?: string };
+
+/** A `context.progress` argument list as a progress update, or null when `progress` is no finite number. */
+export function progressOf(progress: unknown, total?: unknown, message?: unknown): HandlerProgress | null {
+  if (typeof progress !== "number" || !Number.isFinite(progress)) return null;
+  return {
+    progress,
+    ...(typeof total === "number" && Number.isFinite(total) ? { total } : {}),
+    ...(typeof message === "string" ? { message: message.slice(0, 1024) } : {}),
+  };
+}
+
 /** `context.log(message, fields?)` is `info`; the other levels are members. */
 export interface HandlerLog {
   (message: string, fields?: Record<string, unknown>): void;
@@ -36,8 +49,13 @@ export interface HandlerContext {
   readonly config: Readonly<Record<string, unknown>>;
   /** `fetch` under the tool's `network` policy (refusals throw an error whose `code` is `network-denied`). */
   fetch(url: string | URL, init?: { method?: string; headers?: Record<string, string>; body?: string }): Promise<Response>;
-  /** Lines for the run's journal (redacted). */
+  /** Lines for the run's journal (redacted); heard live by an MCP client that called the tool. */
   readonly log: HandlerLog;
+  /**
+   * How far the call is (`progress` of `total`, both numbers; `message` redacted): not journaled, heard live by
+   * whoever waits for the call (an MCP client that asked for progress gets `notifications/progress`).
+   */
+  progress(progress: number, total?: number, message?: string): void;
   /**
    * The `needs` slots by name (lib/tools/handler/needs.ts): `tenant`, `project`, `run`, `conversation` as `{id}`,
    * `memory:<type>` as a reader (`await context.needs["memory:facts"].search(query?, {limit?})`). An optional slot

@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import { pauseOf, type HandlerConnection, type HandlerContext, type HandlerFailureReason, type HandlerLogLine, type PauseData } from "@/lib/tools/handler/context";
+import { pauseOf, progressOf, type HandlerConnection, type HandlerContext, type HandlerFailureReason, type HandlerLogLine, type HandlerProgress, type PauseData } from "@/lib/tools/handler/context";
 import { memoryQuery, needsOf, resolveNeeds, type HandlerFact, type NeedsData, type NeedsSource } from "@/lib/tools/handler/needs";
 import { policyFetch, type FetchRequest } from "@/lib/tools/handler/policy-fetch";
 import { childSource } from "@/lib/tools/handler/sandbox-runner";
@@ -34,6 +34,8 @@ export type HandlerInvokeContext = {
   resolveSecret(name: string): Promise<string>;
   /** Receives each log line, already redacted. */
   log(line: HandlerLogLine): void;
+  /** Receives each progress update (its message redacted). */
+  progress?(update: HandlerProgress): void;
   /** The tool's `needsSpec.connections`, resolved for this call (their access tokens are redacted like secrets). */
   connections?: Readonly<Record<string, HandlerConnection>>;
   /** A pausing call's wait (tools with `pauses: true`): what `context.pause()` returns. */
@@ -172,6 +174,12 @@ function writeLog(host: CallHost, level: string, message: string): void {
   host.context.log({ level: known, message: host.redact(String(message)).slice(0, 8192), at: new Date().toISOString() });
 }
 
+function writeProgress(host: CallHost, progress: unknown, total?: unknown, message?: unknown): void {
+  const update = progressOf(progress, total, message);
+  if (!update || !host.context.progress) return;
+  host.context.progress(update.message === undefined ? update : { ...update, message: host.redact(update.message) });
+}
+
 function redactText(text: string, secrets: readonly string[]): string {
   let redacted = text;
   for (const secret of secrets) if (secret) redacted = redacted.split(secret).join(REDACTED);
@@ -245,6 +253,7 @@ async function runInProcess(modulePath: string, input: unknown, data: CallData, 
       return toResponse(answer);
     },
     log,
+    progress: (progress: number, total?: number, message?: string) => writeProgress(host, progress, total, message),
     connections: freezeConnections(data.connections),
     needs: needsOf(data.needs, (type, query) => readDeclaredFacts(host, data.needs, type, query)),
     pause: pauseOf(data.pause),
@@ -293,6 +302,7 @@ type SandboxMessage =
   | { t: "result"; id: number; ok: true; output: unknown }
   | { t: "result"; id: number; ok: false; error: { message: string; code?: string } }
   | { t: "log"; id: number; level: string; message: string }
+  | { t: "progress"; id: number; progress: unknown; total?: unknown; message?: unknown }
   | { t: "secret"; id: number; rid: number; name: string }
   | { t: "memory"; id: number; rid: number; type: string; query?: string; limit?: number }
   | ({ t: "fetch"; id: number; rid: number } & FetchRequest);
@@ -552,6 +562,7 @@ async function runInSandbox(level: Level, manifest: ToolManifest, modulePath: st
     sandbox.onMessage = (message) => {
       if (!("id" in message) || message.id !== id) return;
       if (message.t === "log") writeLog(host, message.level, message.message);
+      else if (message.t === "progress") writeProgress(host, message.progress, message.total, message.message);
       else if (message.t === "secret") reply(message.rid, resolveDeclaredSecret(host, message.name));
       else if (message.t === "memory") reply(message.rid, readDeclaredFacts(host, data.needs, message.type, memoryQuery(message.query, { limit: message.limit })));
       else if (message.t === "fetch") reply(message.rid, policyFetch({ url: message.url, method: message.method, headers: message.headers, body: message.body }, host.policy, host.context.signal));

@@ -5,7 +5,7 @@
  *
  * Messages: server → sandbox `{t:"call", id, input, ctx}`, `{t:"reply", rid, ok, value | error}`, `{t:"abort", id}`;
  * sandbox → server `{t:"ready"}`, `{t:"load-failed", message}`, `{t:"result", id, ok, output | error}`,
- * `{t:"log", id, level, message}`, `{t:"secret", rid, id, name}`, `{t:"fetch", rid, id, url, method, headers, body}`,
+ * `{t:"log", id, level, message}`, `{t:"progress", id, progress, total?, message?}`, `{t:"secret", rid, id, name}`, `{t:"fetch", rid, id, url, method, headers, body}`,
  * `{t:"memory", rid, id, type, query?, limit?}` (a `memory:<type>` slot's search).
  */
 const RUNNER_BODY = String.raw`
@@ -49,6 +49,7 @@ function makeContext(id, data, signal) {
       return new Response(empty ? null : answer.body, { status: answer.status, headers: answer.headers });
     },
     log,
+    progress: (progress, total, message) => send({ t: "progress", id, progress, total, message }),
     connections: Object.freeze(Object.fromEntries(Object.entries(data.connections ?? {}).map(([name, connection]) => [name, Object.freeze({ ...connection, permissions: Object.freeze([...connection.permissions]) })]))),
     needs: Object.freeze(Object.fromEntries([
       ...Object.entries(data.needs.ids).map(([name, value]) => [name, Object.freeze({ ...value })]),
