@@ -22,6 +22,7 @@ export const errorStatus = {
   "csrf-origin-mismatch": 403,
   /** A request to the MCP server (/v1/mcp) whose Origin header is neither ours nor in KINDGI_ALLOWED_ORIGINS (DNS rebinding). */
   "origin-not-allowed": 403,
+  "host-not-allowed": 403,
   /** No such resource for this caller (another tenant's resources are reported the same way). */
   "not-found": 404,
   /** The route exists but not with this method. */

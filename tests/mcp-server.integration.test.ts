@@ -79,21 +79,48 @@ describe("/v1/mcp: authentication and origin", () => {
     expect(older.body.result.protocolVersion).toBe("2025-06-18");
   });
 
-  it("is stateless: no session id is handed out, DELETE is 405, GET opens a notification stream, and /v1/mcp/endpoints still answers", async () => {
+  it("hands out a session at initialize that any request may name; DELETE ends it; an unknown one is 404; GET opens a notification stream", async () => {
     const answer = await call("POST", "/v1/mcp", { key: tenant.key, body: initialize, headers: accept });
-    expect(answer.headers.get("mcp-session-id")).toBeNull();
-    const deleted = await call("DELETE", "/v1/mcp", { key: tenant.key, headers: { Accept: "text/event-stream" } });
-    expect(deleted.status).toBe(405);
-    expect(deleted.headers.get("allow")).toContain("POST");
-    expect(deleted.headers.get("allow")).toContain("GET");
+    const sessionId = answer.headers.get("mcp-session-id");
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+    expect((await call("POST", "/v1/mcp", { key: tenant.key, body: list, headers: { ...accept, "Mcp-Session-Id": sessionId as string } })).status).toBe(200);
+    // Without a session, a request is served all the same; another key cannot use this one.
+    expect((await call("POST", "/v1/mcp", { key: tenant.key, body: list, headers: accept })).status).toBe(200);
+    expectError(await call("POST", "/v1/mcp", { key: other.key, body: list, headers: { ...accept, "Mcp-Session-Id": sessionId as string } }), 404, "not-found");
+
     const controller = new AbortController();
-    const stream = await fetch(`${kindgi().baseUrl}/v1/mcp`, { headers: { Authorization: `Bearer ${tenant.key}`, Accept: "text/event-stream" }, signal: controller.signal });
+    const stream = await fetch(`${kindgi().baseUrl}/v1/mcp`, { headers: { Authorization: `Bearer ${tenant.key}`, Accept: "text/event-stream", "Mcp-Session-Id": sessionId as string }, signal: controller.signal });
     expect(stream.status).toBe(200);
     expect(stream.headers.get("content-type")).toContain("text/event-stream");
     controller.abort();
-    const refused = await call("GET", "/v1/mcp", { key: tenant.key, headers: { Accept: "application/json" } });
-    expectError(refused, 406, "not-acceptable");
+    expectError(await call("GET", "/v1/mcp", { key: tenant.key, headers: { Accept: "application/json" } }), 406, "not-acceptable");
+
+    expectError(await call("DELETE", "/v1/mcp", { key: tenant.key }), 400, "bad-input");
+    const ended = await call("DELETE", "/v1/mcp", { key: tenant.key, headers: { "Mcp-Session-Id": sessionId as string } });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toEqual({ id: sessionId, deleted: true });
+    expectError(await call("POST", "/v1/mcp", { key: tenant.key, body: list, headers: { ...accept, "Mcp-Session-Id": sessionId as string } }), 404, "not-found");
     expect((await call("GET", "/v1/mcp/endpoints", { key: tenant.key })).status).toBe(200);
+  });
+
+  it("answers only the names it is known by (DNS rebinding): a foreign Host is 403 host-not-allowed", async () => {
+    const url = new URL(`${kindgi().baseUrl}/v1/mcp`);
+    const { request } = await import("node:http");
+    const send = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { Host: host, Origin: `http://${host}`, Authorization: `Bearer ${tenant.key}`, "Content-Type": "application/json", ...accept } }, (res) => {
+          let body = "";
+          res.on("data", (chunk) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        req.end(JSON.stringify(initialize));
+      });
+    const foreign = await send("evil.example.com");
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body).error.code).toBe("host-not-allowed");
+    expect((await send(`localhost:${url.port}`)).status).toBe(200);
   });
 });
 

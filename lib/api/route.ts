@@ -36,6 +36,8 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
   async function serve(request: Request, context: NextContext): Promise<Response> {
     const requestId = randomUUID();
     try {
+      if (operation.sameOriginOnly && !isAllowedHost(request))
+        throw new AppError("host-not-allowed", `${JSON.stringify(requestHost(request))} is not a host this server answers ${new URL(request.url).pathname} for (DNS rebinding); allowed are localhost, 127.0.0.1, [::1], the host of KINDGI_PUBLIC_URL and those in KINDGI_ALLOWED_HOSTS or KINDGI_ALLOWED_ORIGINS`);
       if (operation.sameOriginOnly && request.headers.has("origin") && !isAllowedOrigin(request))
         throw new AppError("origin-not-allowed", `${JSON.stringify(request.headers.get("origin"))} is not an allowed origin for ${new URL(request.url).pathname}; allowed are this server's own origin and KINDGI_ALLOWED_ORIGINS`);
       const actor = (await authenticate(operation, request)) as ActorOf<O>;
@@ -126,6 +128,47 @@ async function authenticate(operation: Operation, request: Request): Promise<Act
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Whether the request's Origin is our own (as served: Host, or X-Forwarded-Host and X-Forwarded-Proto behind a proxy) or in KINDGI_ALLOWED_ORIGINS. */
+/** The host a request names (X-Forwarded-Host behind a proxy, else Host), as sent. */
+function requestHost(request: Request): string {
+  return request.headers.get("x-forwarded-host")?.split(",")[0].trim() || request.headers.get("host") || new URL(request.url).host;
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** A host's name without its port, lower case (`[::1]` keeps its brackets). */
+function hostName(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1);
+  return value.split(":")[0];
+}
+
+function hostsOf(urls: string): string[] {
+  return urls.split(",").flatMap((entry) => {
+    try {
+      return entry.trim() ? [hostName(new URL(entry.trim()).host)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * DNS rebinding: a page of another site whose name resolves to this server sends its own name as Host (and as
+ * Origin). Operations that serve other programs than the console (`sameOriginOnly`) answer only the names this
+ * server is known by: loopback, KINDGI_PUBLIC_URL's host, KINDGI_ALLOWED_HOSTS (comma-separated names, ports ignored)
+ * and the hosts of KINDGI_ALLOWED_ORIGINS.
+ */
+function isAllowedHost(request: Request): boolean {
+  const name = hostName(requestHost(request));
+  if (LOOPBACK_HOSTS.has(name)) return true;
+  const configured = [
+    ...hostsOf(process.env.KINDGI_PUBLIC_URL ?? ""),
+    ...hostsOf(process.env.KINDGI_ALLOWED_ORIGINS ?? ""),
+    ...(process.env.KINDGI_ALLOWED_HOSTS ?? "").split(",").map((entry) => (entry.trim() ? hostName(entry) : "")).filter(Boolean),
+  ];
+  return configured.includes(name);
+}
+
 function isAllowedOrigin(request: Request): boolean {
   const origin = request.headers.get("origin");
   const url = new URL(request.url);

@@ -131,9 +131,9 @@ export const MCP_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource
 /** What both MCP server operations (the project's and a toolset's) say about the protocol. */
 export const MCP_SERVER_DESCRIPTION =
   "One JSON-RPC message of the Model Context Protocol (revisions 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07): `initialize`, `ping`, `logging/setLevel`, `tools/list` and `tools/call`. `tools/call` is answered as a `text/event-stream` (its notifications, then its result), everything else as JSON. " +
-  "Stateless: no `Mcp-Session-Id`, every request stands alone, any replica answers it; GET opens the stream of `notifications/tools/list_changed` (sent when the tenant's catalog changes, on any replica); DELETE is 405 (no session to end). " +
+  "Sessions: `initialize` answers an `Mcp-Session-Id` (kept in the database for 30 days: any replica serves any request of it; only the key that opened it may use it); a request naming an unknown or ended one is 404 (initialize again); requests without one are served too (nothing is kept for them). The session keeps the level `logging/setLevel` sets. GET opens the stream of `notifications/tools/list_changed` (sent when the tenant's catalog changes, on any replica); DELETE ends the session. " +
   "Authentication: an API key as `Authorization: Bearer kgi_…` (there is no OAuth authorization server); without a valid key the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=\"<origin>/.well-known/oauth-protected-resource/v1/mcp\"`. " +
-  "A request carrying an `Origin` header that is neither this server's origin nor in KINDGI_ALLOWED_ORIGINS is 403 origin-not-allowed (DNS rebinding). " +
+  "DNS rebinding: a request whose Host (X-Forwarded-Host behind a proxy) is not localhost, 127.0.0.1, [::1], the host of KINDGI_PUBLIC_URL or one in KINDGI_ALLOWED_HOSTS / KINDGI_ALLOWED_ORIGINS is 403 host-not-allowed; one carrying an `Origin` header that is neither this server's origin nor in KINDGI_ALLOWED_ORIGINS is 403 origin-not-allowed. " +
   "The project: the key's when it is narrowed to one, else `projectId`, else the tenant's default project. " +
   "`tools/list`: the built-in tools, then the project's tools (latest active version of each) by id, 50 a page with `nextCursor`; the name is the tool id (an id that is not a valid MCP tool name is escaped: each byte other than A-Z a-z 0-9 - . becomes `_` and two hex digits); annotations from the manifest: readOnlyHint = `mutating: false`, destructiveHint = an effect `writes` or `deletes`, openWorldHint = an effect `network` or `external-side-effect`. " +
   "`tools/call`: a `tool-invocation` run with origin `mcp` (attended for a person's key, unattended for a service account's), awaited within its wall-clock budget; the tool's log lines arrive as `notifications/message` (logger: the tool id) and a handler's `context.progress` as `notifications/progress` when the request has a `progressToken`; the output is `structuredContent` (an object) and a text item with its JSON; a failed run or invalid arguments is a result with `isError: true` and the code and message. " +
@@ -144,7 +144,7 @@ export const mcpServerOperation = defineOperation({
   method: "POST",
   path: "/v1/mcp",
   tag: "MCP",
-  summary: "The project's tools as an MCP server (Streamable HTTP, stateless)",
+  summary: "The project's tools as an MCP server (Streamable HTTP)",
   description: MCP_SERVER_DESCRIPTION,
   auth: "key",
   sameOriginOnly: true,
@@ -155,7 +155,7 @@ export const mcpServerOperation = defineOperation({
     200: { description: "The JSON-RPC response.", schema: { type: "object", additionalProperties: true, required: ["jsonrpc"], properties: { jsonrpc: { const: "2.0" }, id: { type: ["string", "integer"] }, result: { type: "object", additionalProperties: true }, error: { type: "object", additionalProperties: true } } } },
     202: { description: "A notification or a response was accepted (no body).", schema: { type: "object", additionalProperties: true, description: "Empty." } },
   },
-  errors: ["bad-input", "origin-not-allowed", "permission-denied", "not-acceptable", "unsupported-media-type"],
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "not-found", "permission-denied", "not-acceptable", "unsupported-media-type"],
 });
 
 export const mcpServerStreamOperation = defineOperation({
@@ -170,7 +170,22 @@ export const mcpServerStreamOperation = defineOperation({
   resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
   query: { projectId: { ...uuid, description: "The project whose tools are served (a key narrowed to a project serves that one)." } },
   responses: { 200: { description: "The notification stream.", schema: { type: "object", additionalProperties: true, description: "Each `data` is a JSON-RPC notification." }, contentType: "text/event-stream" } },
-  errors: ["bad-input", "origin-not-allowed", "not-acceptable"],
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "not-found", "not-acceptable"],
+});
+
+export const mcpSessionEndOperation = defineOperation({
+  operationId: "mcpSessionEnd",
+  method: "DELETE",
+  path: "/v1/mcp",
+  tag: "MCP",
+  summary: "End an MCP session",
+  description: "Ends the session the `Mcp-Session-Id` header names (200 `{id, deleted: true}`); without the header 400, an unknown or ended session (or another key's) 404. Authentication, Host and Origin checks as for POST.",
+  auth: "key",
+  sameOriginOnly: true,
+  resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
+  query: { projectId: { ...uuid, description: "The project whose tools are served (a key narrowed to a project serves that one)." } },
+  responses: { 200: { description: "The session, ended.", schema: { type: "object", required: ["id", "deleted"], properties: { id: uuid, deleted: { const: true } } } } },
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "not-found"],
 });
 
 export const mcpResourceMetadataOperation = defineOperation({

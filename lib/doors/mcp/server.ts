@@ -12,7 +12,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type LoggingLevel, type ServerNotification, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SetLevelRequestSchema, type CallToolResult, type LoggingLevel, type ServerNotification, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, isAppError } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { Actor } from "@/lib/services/actor";
@@ -28,6 +28,7 @@ import { isToolLiveEvent, toolLiveTopic } from "@/lib/services/live-tool-events"
 import { answerHeldCalls, findHeldCall, holdCall, type HeldCallKey } from "@/lib/services/mcp-held-calls";
 import { publicOrigin } from "@/lib/api/public-origin";
 import { watchTenantChanges } from "@/lib/services/tenant-generation";
+import { endSession, findSession, openSession, setSessionLogLevel, type McpSessionView } from "@/lib/services/mcp-sessions";
 import { toolIdsFor, toolNameFor } from "@/lib/doors/mcp/names";
 
 /** Tools per page of `tools/list`. */
@@ -42,7 +43,27 @@ export function approvalWaitMs(): number {
 }
 
 /** What one request serves, besides its catalog. */
-type Serving = { actor: Actor; catalog: McpCatalog; server: string; consoleOrigin: string; signal: AbortSignal };
+type Serving = { actor: Actor; catalog: McpCatalog; server: string; consoleOrigin: string; signal: AbortSignal; session: McpSessionView | null };
+
+/** The request's session (`Mcp-Session-Id`), or null without one; an unknown or ended one is the API's 404. */
+async function sessionOf(request: Request, actor: Actor, server: string): Promise<McpSessionView | null> {
+  const id = request.headers.get("mcp-session-id");
+  if (id === null) return null;
+  const session = await findSession(actor, server, id.trim());
+  if (!session) throw new AppError("not-found", `MCP session ${JSON.stringify(id.slice(0, 64))} is unknown or has ended: initialize a new one`);
+  return session;
+}
+
+const serverKeyOf = (request: Request, catalog: McpCatalog) => `${new URL(request.url).pathname}|${catalog.projectId}`;
+
+/** Ends the request's session (DELETE with `Mcp-Session-Id`). */
+export async function endMcpSession(request: Request, actor: Actor, openCatalog: () => Promise<McpCatalog>): Promise<Response> {
+  const catalog = await openCatalog();
+  const id = request.headers.get("mcp-session-id");
+  if (id === null) throw new AppError("bad-input", "DELETE ends a session: send its Mcp-Session-Id header", { issues: [{ path: "/headers/mcp-session-id", message: "is required" }] });
+  if (!(await endSession(actor, serverKeyOf(request, catalog), id.trim()))) throw new AppError("not-found", `MCP session ${JSON.stringify(id.slice(0, 64))} is unknown or has ended`);
+  return Response.json({ id: id.trim(), deleted: true });
+}
 
 /**
  * Serves one Streamable HTTP POST (its JSON-RPC message already parsed) for the actor, over `catalog` (a project's,
@@ -51,10 +72,14 @@ type Serving = { actor: Actor; catalog: McpCatalog; server: string; consoleOrigi
  */
 export async function serveMcpRequest(request: Request, message: unknown, actor: Actor, openCatalog: () => Promise<McpCatalog>): Promise<Response> {
   const catalog = await openCatalog();
-  const serving: Serving = { actor, catalog, server: `${new URL(request.url).pathname}|${catalog.projectId}`, consoleOrigin: publicOrigin(request), signal: request.signal };
+  const serverKey = serverKeyOf(request, catalog);
+  const initializing = methodOf(message) === "initialize";
+  // `initialize` opens a session (whatever session header it carries); any other request may name one.
+  const session = initializing ? null : await sessionOf(request, actor, serverKey);
+  const serving: Serving = { actor, catalog, server: serverKey, consoleOrigin: publicOrigin(request), signal: request.signal, session };
   const server = mcpServerFor(serving);
   // A tool call is answered as an SSE stream (its notifications before its result); the rest as JSON.
-  const streamed = isToolCall(message);
+  const streamed = methodOf(message) === "tools/call";
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed, keepAliveMs: KEEPALIVE_MS });
   await server.connect(transport);
   let response: Response;
@@ -72,6 +97,13 @@ export async function serveMcpRequest(request: Request, message: unknown, actor:
   }
   // A JSON answer is complete; a stream ends (and the server with it) once the call's result is written.
   if (!streamed) await server.close().catch(() => {});
+  if (initializing && response.status === 200) {
+    const version = (message as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    const id = await openSession(actor, serverKey, typeof version === "string" ? version.slice(0, 32) : null);
+    const headers = new Headers(response.headers);
+    headers.set("mcp-session-id", id);
+    return new Response(response.body, { status: response.status, headers });
+  }
   return response;
 }
 
@@ -87,7 +119,9 @@ const LIST_CHANGED_DEBOUNCE_MS = 150;
  */
 export async function serveMcpStream(request: Request, actor: Actor, openCatalog: () => Promise<McpCatalog>): Promise<Response> {
   const catalog = await openCatalog();
-  const serving: Serving = { actor, catalog, server: `${new URL(request.url).pathname}|${catalog.projectId}`, consoleOrigin: publicOrigin(request), signal: request.signal };
+  const serverKey = serverKeyOf(request, catalog);
+  const session = await sessionOf(request, actor, serverKey);
+  const serving: Serving = { actor, catalog, server: serverKey, consoleOrigin: publicOrigin(request), signal: request.signal, session };
   const server = mcpServerFor(serving);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: KEEPALIVE_MS });
   await server.connect(transport);
@@ -113,6 +147,10 @@ export async function serveMcpStream(request: Request, actor: Actor, openCatalog
   // The transport's stream (with its keep-alive comments), ended here when the client goes away.
   const reader = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // A first comment at once: the client knows the stream is open (a proxy sends the headers now, not at the first event).
+      controller.enqueue(new TextEncoder().encode(": open\n\n"));
+    },
     async pull(controller) {
       const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
       if (done) {
@@ -128,7 +166,7 @@ export async function serveMcpStream(request: Request, actor: Actor, openCatalog
   return new Response(body, { status: response.status, headers: response.headers });
 }
 
-const isToolCall = (message: unknown): boolean => typeof message === "object" && message !== null && !Array.isArray(message) && (message as { method?: unknown }).method === "tools/call";
+const methodOf = (message: unknown): unknown => (typeof message === "object" && message !== null && !Array.isArray(message) ? (message as { method?: unknown }).method : undefined);
 
 function transportRefusal(status: number, text: string): AppError {
   let message = `the MCP request was refused (HTTP ${status})`;
@@ -161,9 +199,14 @@ function mcpServerFor(serving: Serving): Server {
     });
     return { tools, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });
+  // The level is kept with the session (a client without one gets every level).
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    if (serving.session) await setSessionLogLevel(serving.session.id, request.params.level);
+    return {};
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const signal = AbortSignal.any([extra.signal, serving.signal]);
-    const notifier = new Notifier((notification) => extra.sendNotification(notification), request.params._meta?.progressToken);
+    const notifier = new Notifier((notification) => extra.sendNotification(notification), request.params._meta?.progressToken, serving.session?.logLevel ?? null);
     return callTool(serving, request.params.name, request.params.arguments ?? {}, notifier, signal);
   });
   return server;
@@ -197,9 +240,11 @@ class Notifier {
   constructor(
     private readonly send: (notification: ServerNotification) => Promise<void>,
     private readonly progressToken: string | number | undefined,
+    private readonly minLevel: string | null,
   ) {}
 
   log(level: LoggingLevel, logger: string, data: string): void {
+    if (this.minLevel !== null && SEVERITY.indexOf(level) < SEVERITY.indexOf(this.minLevel as LoggingLevel)) return;
     void this.send({ method: "notifications/message", params: { level, logger, data } }).catch(() => {});
   }
 
@@ -215,6 +260,9 @@ class Notifier {
     else this.progress(event.progress, event.total, event.message);
   }
 }
+
+/** MCP's log levels, least severe first. */
+const SEVERITY: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 const LOG_LEVELS: Record<string, LoggingLevel> = { debug: "debug", info: "info", warn: "warning", error: "error" };
 
