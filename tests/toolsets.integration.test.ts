@@ -174,6 +174,12 @@ describe("/v1/toolsets: CRUD", () => {
     expect(second.status).toBe(201);
     expect(second.headers.get("x-idempotent-replay")).toBe("true");
     expect(second.text).toBe(first.text);
+
+    // A DELETE repeated with its key replays the 204 instead of answering 404.
+    const deleteHeaders = { "Idempotency-Key": `toolset-delete-${Date.now()}` };
+    const deleted = await call("DELETE", `/v1/toolsets/${first.body.id}`, { key: tenant.key, headers: deleteHeaders });
+    const again = await call("DELETE", `/v1/toolsets/${first.body.id}`, { key: tenant.key, headers: deleteHeaders });
+    expect([deleted.status, again.status, again.text, again.headers.get("x-idempotent-replay")]).toEqual([204, 204, "", "true"]);
   });
 
   it("is 404 to another tenant and to a key narrowed to another project; a viewer reads only", async () => {
