@@ -68,6 +68,8 @@ export const errorStatus = {
   "run-already-terminal": 409,
   /** A project with that name exists in the tenant. */
   "project-name-taken": 409,
+  /** A toolset with that name exists in the project (names are unique per project). */
+  "toolset-name-taken": 409,
   /** A person with that email exists already (email addresses are unique across the server). */
   "member-email-taken": 409,
   /** The Idempotency-Key was used before with a different body. */

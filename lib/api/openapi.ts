@@ -88,7 +88,8 @@ function operationObject(operation: Operation, components: Record<string, unknow
   for (const [status, response] of Object.entries(operation.responses)) {
     const content: Record<string, unknown> = { [response.contentType ?? "application/json"]: { schema: hoist(response.schema, components) } };
     for (const [type, schema] of Object.entries(response.alsoAs ?? {})) content[type] = { schema: hoist(schema, components) };
-    responses[status] = { description: response.description, content };
+    // A 204 has no body (RFC 9110), so no content either.
+    responses[status] = status === "204" ? { description: response.description } : { description: response.description, content };
   }
   Object.assign(responses, errorResponses(operation));
   return {

@@ -17,9 +17,13 @@ export type ApiResult = {
 export const ok = (body: unknown, headers?: Record<string, string>): ApiResult => ({ status: 200, body, headers });
 export const created = (body: unknown, options: { containsSecret?: boolean } = {}): ApiResult => ({ status: 201, body, ...options });
 
+/** 204: success without a body (a DELETE); replayed as such for a repeat with the same Idempotency-Key. */
+export const noContent = (): ApiResult => ({ status: 204, body: null });
+
 export const baseHeaders = { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
 
 export function jsonResponse(status: number, bodyText: string, requestId: string, extra: Record<string, string> = {}): Response {
+  if (status === 204) return new Response(null, { status, headers: { "Cache-Control": "no-store", "X-Request-Id": requestId, ...extra } });
   return new Response(bodyText, { status, headers: { ...baseHeaders, "X-Request-Id": requestId, ...extra } });
 }
 

@@ -114,13 +114,17 @@ export type DryRunView = {
   routingProblem: string | null;
 };
 
+/** A turn an MCP `tools/call` starts (an agent offered by a toolset, lib/services/toolsets.ts): its origin is the call's. */
+export type McpCallStart = { origin: Extract<RunOrigin, { kind: "mcp" }> };
+
 /**
  * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
  * `wait: false` (or when a waited-for run is not settled in time), `{status: 200, dryRun}` for a dry run.
+ * `trigger`: what started the run when not the caller directly (a schedule's fire, a webhook's delivery, an MCP call).
  * `beforeStart`: called with the run's id and last sequence number once it is written and before it is executed (a
  * caller streaming the run opens its watch there, so it hears every delta).
  */
-export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger, hooks: { beforeStart?: (runId: string, lastSeq: number) => void } = {}): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
+export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger | McpCallStart, hooks: { beforeStart?: (runId: string, lastSeq: number) => void } = {}): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
   requireWrite(actor);
   const db = await getDb();
   const kernel = getKernel();
@@ -175,7 +179,7 @@ export async function createRun(actor: Actor, input: CreateRunInput, trigger?: R
     conversationId,
     attended: created.attended,
     origin,
-    toolsAllowedUnattended: trigger?.toolsAllowedUnattended ?? [],
+    toolsAllowedUnattended: (trigger && "toolsAllowedUnattended" in trigger ? trigger.toolsAllowedUnattended : undefined) ?? [],
     createdBy: actor.userId,
     userMessage: input.input.userMessage,
     parameters: checked.values,

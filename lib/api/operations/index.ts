@@ -15,9 +15,10 @@ import * as runs from "@/lib/api/operations/runs";
 import * as secrets from "@/lib/api/operations/secrets";
 import * as system from "@/lib/api/operations/system";
 import * as tools from "@/lib/api/operations/tools";
+import * as toolsets from "@/lib/api/operations/toolsets";
 import * as triggers from "@/lib/api/operations/triggers";
 
 /** Every operation the server serves: the OpenAPI document is generated from this list. */
-export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, secrets, members, memory, conversations, runs, approvals, triggers, connections, notifications, audit]
+export const allOperations: Operation[] = [system, identity, tools, agents, guardrails, providers, mcp, toolsets, secrets, members, memory, conversations, runs, approvals, triggers, connections, notifications, audit]
   .flatMap((group) => Object.values(group) as Operation[])
   .filter((value) => typeof value === "object" && value !== null && "operationId" in value);
