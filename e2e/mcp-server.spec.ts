@@ -102,6 +102,17 @@ test("the MCP server page: the endpoint and client configurations, a toolset cre
   await expect(card.getByLabel(`Endpoint URL of ${name}`)).toHaveValue(toolsetUrl);
   await expect(page.getByRole("heading", { name: "No toolsets yet" })).toHaveCount(0);
 
+  // A second toolset of the same name: the 409's message at the name.
+  await page.getByRole("button", { name: "New toolset" }).first().click();
+  await dialog.getByLabel("Name", { exact: true }).fill(name);
+  await dialog.getByLabel("Tool 1", { exact: true }).fill(tool);
+  await dialog.getByLabel("Version range of tool 1").fill("^1");
+  await dialog.getByRole("button", { name: "Create toolset" }).click();
+  await expect(dialog.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await expect(dialog.locator('[data-issue-path="/name"]')).toContainText(name);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
+
   // The configurations for the toolset's own URL.
   await card.getByRole("button", { name: `Connect a client to ${name}` }).click();
   await expect(page.getByLabel("Serve")).toHaveValue(toolset!.id);

@@ -92,7 +92,7 @@ function ReferenceRows({ kind, projectId, rows, onChange, issues }: { kind: Refe
       <legend className="text-sm font-medium text-zinc-800 dark:text-zinc-200">{text.legend}</legend>
       {rows.length === 0 ? <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{text.none}</p> : null}
       {rows.length ? (
-        <div className="mt-1 grid grid-cols-[minmax(0,1fr)_10rem_auto] gap-x-2 text-xs text-zinc-600 dark:text-zinc-400" aria-hidden="true">
+        <div className="mt-1 grid grid-cols-[minmax(0,1fr)_12rem_auto] gap-x-2 text-xs text-zinc-600 dark:text-zinc-400" aria-hidden="true">
           <span>{kind === "tools" ? "Tool id" : "Agent id"}</span>
           <span>Version range</span>
           <span className="w-16" />
@@ -132,7 +132,7 @@ function ReferenceRowFields({ kind, index, projectId, row, issues, onChange, onR
   const ordinal = `${text.one} ${index + 1}`;
   return (
     <li>
-      <div className="grid grid-cols-[minmax(0,1fr)_10rem_auto] items-start gap-x-2">
+      <div className="grid grid-cols-[minmax(0,1fr)_12rem_auto] items-start gap-x-2">
         <div>
           <label htmlFor={`${idPrefix}-id`} className="sr-only">
             {kind === "tools" ? "Tool" : "Agent"} {index + 1}
