@@ -8,6 +8,7 @@ export const settingsSections = [
   { href: "/settings/secrets", label: "Secrets" },
   { href: "/settings/providers", label: "Model providers" },
   { href: "/settings/mcp", label: "MCP endpoints" },
+  { href: "/settings/mcp-server", label: "MCP server" },
   { href: "/settings/members", label: "Members and roles" },
   { href: "/settings/grants", label: "Approval grants" },
   { href: "/settings/schedules", label: "Schedules" },

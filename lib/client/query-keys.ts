@@ -85,3 +85,10 @@ export const automationKeys = {
   notificationEndpoints: (projectId: string) => ["automation", "notification-endpoints", projectId] as const,
   notificationDeliveries: (endpointId: string) => ["automation", "notification-deliveries", endpointId] as const,
 };
+
+/** Toolsets of a project (the MCP server page) and the tool and agent suggestions of its form. */
+export const toolsetKeys = {
+  all: ["toolsets"] as const,
+  list: (projectId: string) => ["toolsets", "list", projectId] as const,
+  options: (projectId: string, kind: "tools" | "agents", q: string) => ["toolsets", "options", projectId, kind, q] as const,
+};
