@@ -1,6 +1,6 @@
 import { defineOperation } from "@/lib/api/operation";
 import { dateTime, nullable, pageOf, pageQuery, uuid } from "@/lib/api/operations/common";
-import { MCP_RESOURCE_METADATA_PATH, mcpServerOperation } from "@/lib/api/operations/mcp";
+import { MCP_RESOURCE_METADATA_PATH, mcpServerOperation, mcpServerStreamOperation, mcpSessionEndOperation } from "@/lib/api/operations/mcp";
 
 const toolsetParams = { toolsetId: { kind: "uuid", description: "The toolset's id." } } as const;
 
@@ -155,7 +155,7 @@ export const mcpToolsetServerOperation = defineOperation({
   method: "POST",
   path: "/v1/mcp/toolsets/{toolsetId}",
   tag: "MCP",
-  summary: "A toolset's tools and agents as an MCP server (Streamable HTTP, stateless)",
+  summary: "A toolset's tools and agents as an MCP server (Streamable HTTP)",
   description:
     "As POST /v1/mcp, over the toolset's references instead of the project's catalog: `tools/list` shows each reference that resolves now (tools first, then agents, in the toolset's order), a tool at its resolved version (its manifest's description and schemas), an agent as a tool (title: its name; input `{message, parameters?, conversationId?}`; output `{answer, conversationId, runId}`; not read-only). " +
     "`tools/call` runs exactly the resolved version (a newer version outside the range is never called): a tool as a `tool-invocation` run, an agent as a turn whose user message is `message` (a `conversationId` must be pinned to a version the range allows). A name the toolset does not list is the JSON-RPC error -32602. Another tenant's toolset, or one outside a narrowed key's project, is 404.",
@@ -165,5 +165,35 @@ export const mcpToolsetServerOperation = defineOperation({
   params: toolsetParams,
   body: mcpServerOperation.body,
   responses: mcpServerOperation.responses,
-  errors: ["bad-input", "origin-not-allowed", "permission-denied", "not-found", "not-acceptable", "unsupported-media-type"],
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "permission-denied", "not-found", "not-acceptable", "unsupported-media-type"],
+});
+
+export const mcpToolsetServerStreamOperation = defineOperation({
+  operationId: "mcpToolsetServerStream",
+  method: "GET",
+  path: "/v1/mcp/toolsets/{toolsetId}",
+  tag: "MCP",
+  summary: "A toolset's MCP server: its stream of notifications (tools/list_changed)",
+  description: "As GET /v1/mcp, for the toolset's server.",
+  auth: "key",
+  sameOriginOnly: true,
+  resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
+  params: toolsetParams,
+  responses: mcpServerStreamOperation.responses,
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "not-found", "not-acceptable"],
+});
+
+export const mcpToolsetSessionEndOperation = defineOperation({
+  operationId: "mcpToolsetSessionEnd",
+  method: "DELETE",
+  path: "/v1/mcp/toolsets/{toolsetId}",
+  tag: "MCP",
+  summary: "A toolset's MCP server: end a session",
+  description: "As DELETE /v1/mcp, for the toolset's server.",
+  auth: "key",
+  sameOriginOnly: true,
+  resourceMetadataPath: MCP_RESOURCE_METADATA_PATH,
+  params: toolsetParams,
+  responses: mcpSessionEndOperation.responses,
+  errors: ["bad-input", "host-not-allowed", "origin-not-allowed", "not-found"],
 });
