@@ -224,6 +224,8 @@ describe("/v1/mcp: a call that waits for a person's approval", () => {
     const otherApproval = /waiting for approval ([0-9a-f-]{36})/.exec(textOf(other as CallToolResult)[0])?.[1];
     expect(otherApproval).toBeDefined();
     expect(otherApproval).not.toBe(approvalId);
+    // The inbox says which key started it over MCP.
+    expect((await api("GET", `/v1/approvals/${otherApproval}`)).body.origin).toMatchObject({ kind: "mcp", apiKeyName: "second key", attended: true });
   });
 });
 

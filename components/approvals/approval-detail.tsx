@@ -26,7 +26,7 @@ export function originInWords(origin: Approval["origin"]): string {
     case "webhook":
       return "a webhook";
     case "mcp":
-      return "an MCP client";
+      return typeof origin.apiKeyName === "string" && origin.apiKeyName ? `started over MCP by ${origin.apiKeyName}` : "started over MCP";
     default:
       return "unknown";
   }

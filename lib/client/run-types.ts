@@ -6,7 +6,7 @@ export type RunOriginKind = "session" | "api-key" | "service-account" | "schedul
 export const RUN_STATUS_OPTIONS: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
 export const RUN_ORIGIN_OPTIONS: readonly RunOriginKind[] = ["session", "api-key", "service-account", "schedule", "webhook", "mcp"];
 
-export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string; attended?: boolean };
+export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string; attended?: boolean; apiKeyName?: string };
 
 export type Run = {
   id: string;
@@ -61,7 +61,7 @@ export function originWords(origin: RunOrigin | null): string {
     case "webhook":
       return "a webhook";
     case "mcp":
-      return origin.attended === true ? "a person's MCP client" : origin.attended === false ? "a service account's MCP client" : "an MCP client";
+      return `${origin.attended === true ? "a person's MCP client" : origin.attended === false ? "a service account's MCP client" : "an MCP client"}${typeof origin.apiKeyName === "string" && origin.apiKeyName ? ` (key ${origin.apiKeyName})` : ""}`;
     default:
       return "not recorded";
   }

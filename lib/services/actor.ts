@@ -8,6 +8,8 @@ export type Actor = {
   userId: string;
   /** The API key used, when the caller authenticated with one. */
   apiKeyId: string | null;
+  /** That key's name (what the console shows for it). */
+  apiKeyName?: string;
   /** A key narrowed to one project sees and writes only that project. */
   projectId: string | null;
   role: "admin" | "member" | "viewer";

@@ -22,8 +22,8 @@ export async function authenticateApiKey(key: string): Promise<Actor> {
   const found = await cachedFor(`key:${hash}`, async () => {
     const db = await getDb();
     // One statement (the generated client would read the key and its user in two).
-    const [row] = await db.$queryRawUnsafe<{ id: string; tenantId: string; projectId: string | null; revokedAt: Date | null; lastUsedAt: Date | string | null; userId: string; role: string; kind: string }[]>(
-      `SELECT k."id"::text AS "id", k."tenantId"::text AS "tenantId", k."projectId"::text AS "projectId", k."revokedAt", k."lastUsedAt", u."id"::text AS "userId", u."role", u."kind"
+    const [row] = await db.$queryRawUnsafe<{ id: string; tenantId: string; projectId: string | null; revokedAt: Date | null; lastUsedAt: Date | string | null; userId: string; role: string; kind: string; name: string }[]>(
+      `SELECT k."id"::text AS "id", k."tenantId"::text AS "tenantId", k."projectId"::text AS "projectId", k."revokedAt", k."lastUsedAt", k."name", u."id"::text AS "userId", u."role", u."kind"
        FROM "ApiKey" k JOIN "User" u ON u."id" = k."userId" WHERE k."hash" = $1`,
       hash,
     );
@@ -34,6 +34,7 @@ export async function authenticateApiKey(key: string): Promise<Actor> {
       tenantId: row.tenantId,
       userId: row.userId,
       apiKeyId: row.id,
+      apiKeyName: row.name,
       projectId: row.projectId,
       role: row.role as Actor["role"],
       isService: row.kind === "service",

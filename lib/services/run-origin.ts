@@ -11,7 +11,7 @@ export type RunOrigin =
   | { kind: "service-account"; userId: string; apiKeyId: string | null }
   | { kind: "schedule"; userId: string; scheduleId: string; fireId: string }
   | { kind: "webhook"; userId: string; webhookId: string; deliveryId: string }
-  | { kind: "mcp"; userId: string; apiKeyId: string | null; attended: boolean };
+  | { kind: "mcp"; userId: string; apiKeyId: string | null; apiKeyName?: string; attended: boolean };
 
 export const RUN_ORIGIN_KINDS = ["session", "api-key", "service-account", "schedule", "webhook", "mcp"] as const;
 
@@ -27,7 +27,7 @@ export function originOf(actor: Actor): RunOrigin {
 
 /** The origin of a run started by a `tools/call` of the MCP server: attended when the credential is a person's. */
 export function mcpOriginOf(actor: Actor): RunOrigin {
-  return { kind: "mcp", userId: actor.userId, apiKeyId: actor.apiKeyId, attended: !actor.isService };
+  return { kind: "mcp", userId: actor.userId, apiKeyId: actor.apiKeyId, ...(actor.apiKeyName ? { apiKeyName: actor.apiKeyName.slice(0, 200) } : {}), attended: !actor.isService };
 }
 
 /** Whether a person started the run. */

@@ -42,6 +42,7 @@ export const runSchema = {
         webhookId: { type: "string" },
         deliveryId: { type: "string" },
         attended: { type: "boolean", description: "mcp only: the key is a person's (not a service account's)." },
+        apiKeyName: { type: "string", description: "mcp only: the name of the key the MCP client used (as it was then)." },
       },
       description: "What started the run; null on runs recorded before origins were.",
     }),
