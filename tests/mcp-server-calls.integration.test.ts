@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { call, tenantOn, toolManifest, type TestTenant } from "./helpers/api";
 import { httpTool } from "./helpers/kernel";
-import { startOwnServer, type OwnServer } from "./helpers/server";
+import { root, startOwnServer, type OwnServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 /** The approval bound of this server. */
@@ -23,7 +23,7 @@ let tenant: TestTenant;
 const open: Client[] = [];
 
 beforeAll(async () => {
-  own = await startOwnServer({ KINDGI_MCP_APPROVAL_WAIT_MS: String(BOUND_MS) });
+  own = await startOwnServer({ KINDGI_MCP_APPROVAL_WAIT_MS: String(BOUND_MS), KINDGI_MCP_STDIO: "allow" });
   upstream = await startRecordingServer((request, response) => {
     const body = request.body ? JSON.parse(request.body) : {};
     sendJson(response, 200, { saved: body.word ?? null });
@@ -121,6 +121,29 @@ describe("/v1/mcp: a tool's logs and progress", () => {
     const runId = (answered._meta as Record<string, string>)["kindgi/runId"];
     const journal = await api("GET", `/v1/runs/${runId}/journal`);
     expect(journal.body.data.filter((event: { type: string }) => event.type === "tool-logged").map((event: { data: { message: string } }) => event.data.message)).toEqual(["Tool execution started", 'Tool processing data {"step":2}', "Tool execution completed"]);
+  });
+});
+
+describe("/v1/mcp: a tool behind an upstream MCP server", () => {
+  it("calls server-everything's tools through the catalog: its text, and its image content passed through", async () => {
+    const everything = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    const endpoint = await api("POST", "/v1/mcp/endpoints", { name: `everything${Date.now().toString(36)}`, endpoint: `mcp+stdio://node ${everything} stdio`, projectId: tenant.projectId });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const byName = new Map<string, string>(endpoint.body.tools.map((tool: { name: string; toolId: string }) => [tool.name, tool.toolId]));
+    const echo = byName.get("echo") as string;
+    const image = (byName.get("get-tiny-image") ?? byName.get("getTinyImage")) as string;
+    expect(echo).toBeDefined();
+    expect(image).toBeDefined();
+    const { client } = await connect();
+    const echoed = await client.callTool({ name: echo, arguments: { message: "through the gateway" } });
+    expect(echoed.isError).toBeFalsy();
+    expect(textOf(echoed as CallToolResult).join("\n")).toContain("Echo: through the gateway");
+    const pictured = (await client.callTool({ name: image, arguments: {} })) as CallToolResult;
+    expect(pictured.isError).toBeFalsy();
+    expect(pictured.content).toContainEqual(expect.objectContaining({ type: "image", mimeType: "image/png", data: expect.any(String) }));
+    // Each call is a run of the kernel, started over MCP.
+    const runs = await api("GET", `/v1/runs?toolId=${encodeURIComponent(echo)}&origin=mcp`);
+    expect(runs.body.data).toHaveLength(1);
   });
 });
 

@@ -30,6 +30,7 @@ import { publicOrigin } from "@/lib/api/public-origin";
 import { watchTenantChanges } from "@/lib/services/tenant-generation";
 import { endSession, findSession, openSession, setSessionLogLevel, type McpSessionView } from "@/lib/services/mcp-sessions";
 import { toolIdsFor, toolNameFor } from "@/lib/doors/mcp/names";
+import { contentItemsOf } from "@/lib/doors/mcp/content";
 
 /** Tools per page of `tools/list`. */
 export const MCP_TOOLS_PAGE_SIZE = 50;
@@ -386,7 +387,9 @@ async function outcomeOf(serving: Serving, run: RunView, waited: boolean): Promi
       const text = JSON.stringify(output ?? null);
       const structured = output !== null && typeof output === "object" && !Array.isArray(output) ? { structuredContent: output as Record<string, unknown> } : {};
       const edited = decided?.editedArguments != null ? [{ type: "text" as const, text: `A person approved this call with edited arguments: ${JSON.stringify(decided.editedArguments)}` }] : [];
-      return { content: [{ type: "text", text }, ...edited], ...structured, ...meta };
+      // An output in the shape of an MCP tool's content (an upstream MCP tool's, lib/tools/mcp/invoke.ts) is that content.
+      const items = contentItemsOf(output);
+      return { content: [...(items ?? [{ type: "text" as const, text }]), ...edited], ...structured, ...meta };
     }
     case "failed":
     case "cancelled": {
