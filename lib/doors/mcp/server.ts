@@ -1,9 +1,9 @@
 /**
  * The catalog as an MCP server (DESIGN.md §9): `tools/list` and `tools/call` of the official SDK's server, over an
- * McpCatalog (lib/services/mcp-catalog.ts: a project's, or a toolset's). Stateless: every POST builds its own server
- * and transport, so any replica answers any request and nothing is kept in memory between requests; what must
- * outlive a request (a call held for approval) is in the database, what is live (a call's logs and progress, its
- * run's progress, catalog changes) comes from the event bus.
+ * McpCatalog (lib/services/mcp-catalog.ts: a project's, or a toolset's). Every request builds its own server and
+ * transport, so any replica answers any request and nothing is kept in memory between requests; what must outlive a
+ * request (a session, a call held for approval) is in the database, what is live (a call's logs and progress, its
+ * run's state, catalog changes) comes from the event bus.
  *
  * `tools/call` is answered as an SSE stream (its notifications, then its result); everything else as JSON. A call
  * that waits for a person's approval stays open up to {@link approvalWaitMs} with a progress notification and a log
@@ -187,7 +187,7 @@ function mcpServerFor(serving: Serving): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions:
-      "The tools of a Kindgi project. Every call is a run of the Kindgi kernel (listed under /v1/runs). A call that needs a person's approval waits for it (progress and log notifications name the approval and its console link); when it is not decided in time, the call answers an error naming the approval, and calling the same tool with the same arguments again waits for the same approval.",
+      "The tools of a Kindgi project (all of its catalog, or the tools and agents a toolset chose, each at its pinned version). Every call is a run of the Kindgi kernel (listed under /v1/runs). A call that needs a person's approval waits for it (progress and log notifications name the approval and its console link); when it is not decided in time, the call answers an error naming the approval, and calling the same tool with the same arguments again waits for the same approval.",
   });
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const page = await serving.catalog.list({ limit: MCP_TOOLS_PAGE_SIZE, cursor: request.params?.cursor }).catch((error: unknown) => {
