@@ -19,8 +19,10 @@ export interface McpCatalog {
   /** A page of the tools, in a stable order; `cursor` is one a page gave (else the API's 400 bad-input). */
   list(page: { limit: number; cursor?: string }): Promise<McpCatalogPage>;
   /**
-   * Starts the call of `toolId` (an id a page listed) with `args` as a run, and answers at once with the run as it is
-   * (not waiting for it to settle); null when the id is no tool of this catalog. Bad arguments are the API's errors.
+   * Runs the call of `toolId` (an id a page listed) with `args` and answers the run once it settled or waits
+   * (suspended), within its wall-clock budget, as POST /v1/runs does; null when the id is no tool of this catalog.
+   * Bad arguments are the API's errors. The run executes in this process: its live tool events can be heard here
+   * from its start.
    */
   start(toolId: string, args: Record<string, unknown>, origin: RunOrigin): Promise<RunView | null>;
   /** The result of a completed run this catalog started (default: the run's `output`); an agent's is its turn's answer. */
@@ -38,7 +40,7 @@ export async function projectCatalog(actor: Actor, requestedProjectId: string | 
     list: (page) => listProjectToolManifests(actor, projectId, page),
     async start(toolId, args, origin) {
       try {
-        return (await invokeTool(actor, toolId, null, { projectId, arguments: args, origin, options: { wait: false } })).body;
+        return (await invokeTool(actor, toolId, null, { projectId, arguments: args, origin })).body;
       } catch (error) {
         if (error instanceof Error && "code" in error && UNKNOWN_TOOL_CODES.has((error as { code: string }).code)) return null;
         throw error;

@@ -415,7 +415,7 @@ export async function toolsetCatalog(actor: Actor, toolsetId: string): Promise<M
       if (item.version === null) {
         throw new AppError("tool-version-unresolvable", `${tool ? "tool" : "agent"} ${JSON.stringify(toolId)} of this toolset has no active version satisfying ${JSON.stringify(item.range)} any more`, { toolId, range: item.range, available: item.available });
       }
-      if (tool) return (await invokeTool(actor, toolId, item.version, { projectId: row.projectId, arguments: args, origin, options: { wait: false } })).body;
+      if (tool) return (await invokeTool(actor, toolId, item.version, { projectId: row.projectId, arguments: args, origin })).body;
       return startAgentTurn(actor, { id: toolId, range: item.range, version: item.version }, args, origin);
     },
     outputOf(run: RunView) {
@@ -473,7 +473,6 @@ async function startAgentTurn(actor: Actor, agent: { id: string; range: string; 
     {
       agent: { id: agent.id, version },
       input: { userMessage: args.message as string, ...(args.parameters !== undefined ? { parameters: args.parameters as Record<string, unknown> } : {}), ...(conversationId ? { conversationId: conversationId.toLowerCase() } : {}) },
-      options: { wait: false },
     },
     origin.kind === "mcp" ? { origin } : undefined,
   );

@@ -271,7 +271,7 @@ async function callTool(serving: Serving, name: string, args: Record<string, unk
   const key: HeldCallKey = { server: serving.server, toolName: name, argumentsHash: argumentsHash(args) };
   // The same call again, while an earlier one is held for its approval: the same run, no second approval.
   const held = await findHeldCall(serving.actor, key);
-  if (held) return follow(serving, key, held.runId, liveEvents(notifier).of(held.runId), notifier, signal, true);
+  if (held) return follow(serving, key, held.runId, null, liveEvents(notifier).of(held.runId), notifier, signal, true);
   // Heard from before the run starts (its first log line may come before its id does).
   const live = liveEvents(notifier);
   try {
@@ -284,7 +284,7 @@ async function callTool(serving: Serving, name: string, args: Record<string, unk
         throw error;
       }
       if (!started) continue;
-      return await follow(serving, key, started.id, live.of(started.id), notifier, signal, false);
+      return await follow(serving, key, started.id, started, live.of(started.id), notifier, signal, false);
     }
   } finally {
     live.close();
@@ -334,13 +334,16 @@ const TOOL_TOPIC_PREFIX = toolLiveTopic("");
  * Follows a call's run to its answer: relays its tools' logs and progress, waits while it runs (its wall-clock
  * budget), and while it waits for an approval (up to the bound); then answers its outcome, or "waiting".
  */
-async function follow(serving: Serving, key: HeldCallKey, runId: string, live: { close(): void }, notifier: Notifier, signal: AbortSignal, attached: boolean): Promise<CallToolResult> {
+async function follow(serving: Serving, key: HeldCallKey, runId: string, started: RunView | null, live: { close(): void }, notifier: Notifier, signal: AbortSignal, attached: boolean): Promise<CallToolResult> {
   try {
     const bound = Date.now() + approvalWaitMs();
     let announced: string | null = null;
+    // The run as the call's start answered it (settled or waiting), else as it is once it is.
+    let known = started && isSettledStatus(started.status) ? started : null;
     for (;;) {
-      const row = await waitForRun(runId, (run) => isSettledStatus(run.status), DEFAULT_MAX_WALL_MS + 30_000, signal);
-      const run = await getRun(serving.actor, runId);
+      if (!known) await waitForRun(runId, (row) => isSettledStatus(row.status), DEFAULT_MAX_WALL_MS + 30_000, signal);
+      const run = known ?? (await getRun(serving.actor, runId));
+      known = null;
       if (run.status !== "suspended") {
         if (attached) await answerHeldCalls(serving.actor, runId);
         return await outcomeOf(serving, run, attached || announced !== null);
