@@ -17,7 +17,7 @@ import { decodeCursor, encodeCursor, toPage, type Page } from "@/lib/pagination"
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { getBuiltinTool } from "@/lib/tools/native";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
-import { toolNameFor } from "@/lib/doors/mcp/names";
+import { toolNameFor } from "@/lib/tools/mcp/names";
 import { projectFilter, requireWrite, type Actor } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { activeToolVersions, pickToolVersion } from "@/lib/services/agent-resolution";

@@ -29,7 +29,7 @@ import { answerHeldCalls, findHeldCall, holdCall, type HeldCallKey } from "@/lib
 import { publicOrigin } from "@/lib/api/public-origin";
 import { watchTenantChanges } from "@/lib/services/tenant-generation";
 import { endSession, findSession, openSession, setSessionLogLevel, type McpSessionView } from "@/lib/services/mcp-sessions";
-import { toolIdsFor, toolNameFor } from "@/lib/doors/mcp/names";
+import { toolIdsFor, toolNameFor } from "@/lib/tools/mcp/names";
 import { contentItemsOf } from "@/lib/doors/mcp/content";
 
 /** Tools per page of `tools/list`. */
