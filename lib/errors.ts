@@ -25,6 +25,8 @@ export const errorStatus = {
   "host-not-allowed": 403,
   /** No such resource for this caller (another tenant's resources are reported the same way). */
   "not-found": 404,
+  "run-failed": 422,
+  "model-not-found": 404,
   /** The route exists but not with this method. */
   "method-not-allowed": 405,
   /** The request's `Accept` does not include what the route answers with (the MCP server needs JSON and SSE). */

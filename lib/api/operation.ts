@@ -46,6 +46,11 @@ export type Operation = {
   sameOriginOnly?: boolean;
   /** The path of the RFC 9728 protected-resource metadata a 401 points at (`WWW-Authenticate: Bearer resource_metadata=…`). */
   resourceMetadataPath?: string;
+  /**
+   * `openai`: errors also carry OpenAI's fields (`type`, `param`, with this API's `code` and `message`), so that the
+   * OpenAI SDKs raise their usual exceptions (the OpenAI-compatible routes).
+   */
+  errorShape?: "openai";
 };
 
 export function defineOperation<const T extends Operation>(operation: T): T {

@@ -68,7 +68,7 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
       if (result.response) return toResponse(result.response, requestId);
       return jsonResponse(result.status, text, requestId, result.headers);
     } catch (error) {
-      const response = errorResponse(error, requestId);
+      const response = errorResponse(error, requestId, operation.errorShape);
       if (response.status === 401 && operation.resourceMetadataPath) response.headers.set("WWW-Authenticate", `Bearer resource_metadata="${publicOrigin(request)}${operation.resourceMetadataPath}"`);
       return response;
     }
@@ -96,13 +96,23 @@ function toResponse(result: ApiResult | Response, requestId: string): Response {
 }
 
 /** The error envelope; an unexpected exception becomes a 500 whose details stay in the server log. */
-export function errorResponse(error: unknown, requestId: string): Response {
+export function errorResponse(error: unknown, requestId: string, shape?: "openai"): Response {
   const appError = isAppError(error) ? error : null;
   if (!appError) console.error(`[kindgi] request ${requestId} failed:`, error instanceof Error ? error.stack ?? error.message : error);
   const envelope = appError
     ? { error: { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}), requestId } }
     : { error: { code: "internal-server-error", message: `unexpected error; the server log has it under request id ${requestId}`, requestId } };
-  return jsonResponse(appError ? appError.status : 500, JSON.stringify(envelope), requestId, appError?.headers);
+  const status = appError ? appError.status : 500;
+  const body = shape === "openai" ? { error: { ...envelope.error, ...openAiFields(status, appError) } } : envelope;
+  return jsonResponse(status, JSON.stringify(body), requestId, appError?.headers);
+}
+
+/** OpenAI's error `type` for a status, and `param`: the field the first issue names (`/messages/0/content` → `messages.0.content`). */
+function openAiFields(status: number, error: AppError | null): { type: string; param: string | null } {
+  const type = status === 401 ? "authentication_error" : status === 403 ? "permission_error" : status === 404 ? "not_found_error" : status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+  const issues = (error?.details as { issues?: { path?: unknown }[] } | undefined)?.issues;
+  const path = Array.isArray(issues) && typeof issues[0]?.path === "string" ? issues[0].path : null;
+  return { type, param: path ? path.replace(/^\//, "").replaceAll("/", ".") || null : null };
 }
 
 async function authenticate(operation: Operation, request: Request): Promise<Actor | null> {

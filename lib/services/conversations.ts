@@ -75,7 +75,7 @@ export async function activeAgentVersion(db: DbTx, actor: Actor, agentId: string
 }
 
 /** POST /v1/conversations: opens a conversation pinned to the agent version (the latest active one by default). */
-export async function openConversation(actor: Actor, input: { agent: { id: string; version?: string }; title?: string }): Promise<ConversationView> {
+export async function openConversation(actor: Actor, input: { agent: { id: string; version?: string }; title?: string; history?: readonly { role: "user" | "assistant"; content: string }[] }): Promise<ConversationView> {
   requireWrite(actor);
   const db = await getDb();
   return db.$transaction(async (tx) => {
@@ -91,8 +91,11 @@ export async function openConversation(actor: Actor, input: { agent: { id: strin
         historyLimit: policy.historyLimit ?? null,
         autoCloseAfterInactiveSeconds: policy.autoCloseAfterInactiveSeconds ?? null,
         createdBy: actor.userId,
+        messageCount: input.history?.length ?? 0,
       },
     });
+    // A history the caller brings (the earlier messages of an OpenAI chat request): the turns before the first run.
+    if (input.history?.length) await tx.conversationMessage.createMany({ data: input.history.map((message, index) => ({ tenantId: actor.tenantId, conversationId: row.id, seq: index + 1, role: message.role, content: message.content })) });
     await audit(tx, actor, { action: "conversation.opened", subjectType: "conversation", subjectId: row.id, projectId: row.projectId, data: { agentId: row.agentId, version: row.agentVersion } });
     return conversationView(row);
   });
