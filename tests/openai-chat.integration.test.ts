@@ -81,6 +81,17 @@ describe("chat.completions.create", () => {
     expect(plain.choices[0].message.content).toBe(pieces.join(""));
   });
 
+  it("streams every model call's words: those said before a tool call, then the final answer as a paragraph of its own", async () => {
+    const clock = await registerAgent(tenant, { preferredProvider: "dev-echo", tools: [{ id: "current-time", version: "^1.0.0" }] });
+    const stream = await client.chat.completions.create({ model: clock.id, messages: [{ role: "user", content: "What time is it?" }], stream: true });
+    let streamed = "";
+    for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+    const [before, answer, ...rest] = streamed.split("\n\n");
+    expect(rest).toEqual([]);
+    expect(before).toContain("calling current-time");
+    expect(JSON.parse(answer.replace("[dev-echo: not a real model] ", ""))).toMatchObject({ timezone: "UTC" });
+  });
+
   it("keeps the earlier messages as the turn's history, in a conversation of its own", async () => {
     const completion = await client.chat.completions.create({
       model: agent.id,

@@ -5,7 +5,9 @@
  * The agent's tools run on this server and are never sent as `tool_calls`; a client's `tools` or `functions` are
  * refused. A call that waits for a person's approval ends the completion with an assistant message naming the call
  * and the approval's console link. Streamed (`stream: true`): the model's words as `chat.completion.chunk`s as they
- * are written, a last chunk with `finish_reason`, one with `usage` when `stream_options.include_usage`, then `[DONE]`.
+ * are written — every model call's, so words a model says before calling a tool come too, a paragraph before the
+ * final answer's — a last chunk with `finish_reason`, one with `usage` when `stream_options.include_usage`, then
+ * `[DONE]`.
  */
 import { AppError, type Issue } from "@/lib/errors";
 import type { ApiResult } from "@/lib/api/respond";
@@ -144,13 +146,17 @@ async function streamChatCompletion(actor: Actor, request: Request, body: ChatCo
   async function* frames(): AsyncGenerator<string> {
     yield chunk({ role: "assistant", content: "" }, null);
     let streamed = "";
+    let lastCall: number | null = null;
     let waiting = false;
     try {
       for await (const item of watch) {
         if (item.delta) {
           if (item.delta.text) {
-            streamed += item.delta.text;
-            yield chunk({ content: item.delta.text }, null);
+            // A later model call's words (after the tools an earlier one called) start a paragraph of their own.
+            const text = streamed && lastCall !== null && item.delta.callIndex !== lastCall ? `\n\n${item.delta.text}` : item.delta.text;
+            lastCall = item.delta.callIndex;
+            streamed += text;
+            yield chunk({ content: text }, null);
           }
           continue;
         }
