@@ -113,3 +113,82 @@ export const createChatCompletionOperation = defineOperation({
   },
   errors: ["bad-input", "unknown-field", "validation-failed", "model-not-found", "permission-denied", "run-failed", "conversation-closed"],
 });
+
+const responseObject = {
+  type: "object",
+  required: ["id", "object", "created_at", "status", "model", "output", "usage", "metadata"],
+  properties: {
+    id: { type: "string", description: "`resp_<runId>`." },
+    object: { const: "response" },
+    created_at: { type: "integer" },
+    status: { enum: ["queued", "in_progress", "completed", "failed", "cancelled", "incomplete"] },
+    model: { type: "string" },
+    output: { type: "array", items: { type: "object", additionalProperties: true, description: "`message` (the model's words), `mcp_call` (a tool call on this server), `mcp_approval_request` (a call waiting for a person)." } },
+    output_text: { type: "string" },
+    previous_response_id: { type: ["string", "null"] },
+    conversation: { type: "object", properties: { id: { type: "string" } } },
+    error: { type: ["object", "null"], additionalProperties: true },
+    usage: { type: "object", additionalProperties: true },
+    metadata: { type: "object", properties: { runId: { type: "string" } } },
+  },
+  additionalProperties: true,
+} as const;
+
+export const createResponseOperation = defineOperation({
+  operationId: "createResponse",
+  method: "POST",
+  path: "/v1/responses",
+  tag: "OpenAI-compatible",
+  summary: "Run an agent's turn as an OpenAI Response",
+  description:
+    "`model` names an agent (see GET /v1/models); `input` is the user's message (a string) or message items whose last is the user's (earlier ones become the history of the conversation the response opens). Every response runs in a conversation: `previous_response_id` continues the previous response's (then `input` holds only the new message), `conversation` (an id or `{id}`) names one. `parameters` (an extension) are the agent's parameters. " +
+    "The answer is a Response `resp_<runId>` (the run's id also in `metadata.runId`): each model call's words are a `message` item, each tool call an `mcp_call` item (`server_label: \"kindgi\"`, `name` the tool id, `arguments`, `output` or `error`), the run's token usage. A call that waits for a person's approval ends the response (`status: completed`) with an `mcp_approval_request` item (`id` the approval's id, `name`, `arguments`); the approval is decided in the console or with POST /v1/approvals/{id}/complete (answering it through the Responses API, and `background`, are not served yet: 400). " +
+    "With `stream: true`: `text/event-stream` of OpenAI's events — `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta` (the model's words as they are written), `response.output_text.done`, `response.mcp_call.in_progress` / `.completed` / `.failed`, `response.output_item.done`, then `response.completed` (or `response.failed`) with the whole response; the text deltas put together are its `output_text`. `store` is accepted: every response is kept, as its run is. `instructions` and generation parameters are accepted and not applied (the agent's own govern); `tools` are refused. Errors carry OpenAI's fields.",
+  auth: "key",
+  errorShape: "openai",
+  idempotent: true,
+  body: {
+    validation: "schema",
+    schema: {
+      type: "object",
+      required: ["model", "input"],
+      properties: {
+        model: { type: "string", minLength: 1, maxLength: 300 },
+        input: { description: "A string, or message items `{role, content}` (content a string or text parts)." },
+        stream: { type: ["boolean", "null"] },
+        previous_response_id: { type: ["string", "null"], maxLength: 200 },
+        conversation: { description: "A conversation id, or `{id}`." },
+        background: { type: ["boolean", "null"], description: "Not served yet: `true` is 400." },
+        store: { type: ["boolean", "null"] },
+        parameters: { type: ["object", "null"], additionalProperties: true, description: "Extension: the agent's parameters (as POST /v1/runs takes them)." },
+        tools: { description: "Refused (an empty list is accepted)." },
+        tool_choice: { description: "Refused." },
+        ...ignoredParameters,
+        instructions: { description: "Accepted and not applied: the agent's instructions are its system prompt." },
+        user: { type: "string", maxLength: 256 },
+        include: { description: "Accepted and not applied." },
+        truncation: { description: "Accepted and not applied." },
+        max_output_tokens: { description: "Accepted and not applied." },
+        reasoning: { description: "Accepted and not applied." },
+        text: { description: "Accepted and not applied." },
+        stream_options: { description: "Accepted and not applied." },
+      },
+    },
+  },
+  responses: { 200: { description: "The response (or, with `stream: true`, its events).", schema: responseObject, alsoAs: { "text/event-stream": { type: "object", additionalProperties: true, description: "`event: <type>` / `data: <event JSON>` frames." } } } },
+  errors: ["bad-input", "unknown-field", "validation-failed", "model-not-found", "not-found", "permission-denied", "agent-version-mismatch", "conversation-closed"],
+});
+
+export const getResponseOperation = defineOperation({
+  operationId: "getResponse",
+  method: "GET",
+  path: "/v1/responses/{responseId}",
+  tag: "OpenAI-compatible",
+  summary: "A stored response",
+  description: "The response `resp_<runId>` as it stands now, rebuilt from its run's journal (in progress, completed, failed, or ended with an `mcp_approval_request` while it waits).",
+  auth: "key",
+  errorShape: "openai",
+  params: { responseId: { kind: "catalogId", description: "`resp_<runId>`." } },
+  responses: { 200: { description: "The response.", schema: responseObject } },
+  errors: ["bad-input", "not-found"],
+});
