@@ -17,6 +17,7 @@ import { listApprovals } from "@/lib/services/approvals";
 import { openAiProject, resolveAgentModel } from "@/lib/services/agent-models";
 import { openConversation } from "@/lib/services/conversations";
 import { createRun, getRun, watchRun, type RunStreamItem, type RunView } from "@/lib/services/runs";
+import { frameStream } from "@/lib/doors/openai/sse";
 
 type ChatMessage = { role?: unknown; content?: unknown; name?: unknown };
 export type ChatCompletionBody = {
@@ -189,25 +190,5 @@ async function streamChatCompletion(actor: Actor, request: Request, body: ChatCo
   }
   // What a repeat of the request with the same Idempotency-Key answers: the completion's id and its run.
   const replay = { id, object: "chat.completion", created, model: body.model, choices: [], runId: started.id };
-  return { status: 200, body: replay, response: sseFrames(frames(), request.signal, started.id) };
-}
-
-function sseFrames(frames: AsyncGenerator<string>, signal: AbortSignal, runId: string): Response {
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await frames.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      } catch (error) {
-        if (!signal.aborted) console.error(`[kindgi] the chat completion of run ${runId} failed:`, error instanceof Error ? error.message : error);
-        controller.close();
-      }
-    },
-    cancel() {
-      void frames.return(undefined);
-    },
-  });
-  return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive", "X-Accel-Buffering": "no", "X-Kindgi-Run-Id": runId } });
+  return { status: 200, body: replay, response: frameStream(frames(), request.signal, started.id, "chat completion") };
 }

@@ -14,6 +14,7 @@ import { openAiProject, resolveAgentModel } from "@/lib/services/agent-models";
 import { openConversation } from "@/lib/services/conversations";
 import { createRun, getJournal, getRun, listRuns, watchRun, type RunStreamItem, type RunView } from "@/lib/services/runs";
 import type { JournalEvent } from "@/lib/kernel/types";
+import { frameStream } from "@/lib/doors/openai/sse";
 import { ResponseBuilder, responseIdOf, runIdOfResponse, type ResponseFrame, type StreamEvent } from "@/lib/doors/openai/response-builder";
 
 export type CreateResponseBody = {
@@ -185,23 +186,6 @@ async function streamResponse(actor: Actor, request: Request, body: CreateRespon
     builder.finish();
     while (queue.length) yield format(queue.shift() as StreamEvent);
   }
-  const encoder = new TextEncoder();
-  const generator = frames();
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await generator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      } catch (error) {
-        if (!request.signal.aborted) console.error(`[kindgi] the response of run ${started.id} failed:`, error instanceof Error ? error.message : error);
-        controller.close();
-      }
-    },
-    cancel() {
-      void generator.return(undefined);
-    },
-  });
   const replay = { id: responseIdOf(started.id), object: "response", status: "in_progress", model: body.model, metadata: { runId: started.id } };
-  return { status: 200, body: replay, response: new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", Connection: "keep-alive", "X-Accel-Buffering": "no", "X-Kindgi-Run-Id": started.id } }) };
+  return { status: 200, body: replay, response: frameStream(frames(), request.signal, started.id, "response") };
 }
