@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, expectError, kindgi, tenantOn, type TestTenant } from "./helpers/api";
 import { httpTool } from "./helpers/kernel";
+import { allTools, connectMcp } from "./helpers/mcp-client";
 import { startReplicas, type Replicas } from "./helpers/replicas";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
@@ -38,12 +38,14 @@ describe.skipIf(kindgi().backend !== "postgresql")("the MCP server across two re
   });
 
   async function connect(baseUrl: string): Promise<{ client: Client; listChanged: () => number }> {
-    const client = new Client({ name: "kindgi-replicas", version: "1.0.0" });
     let heard = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      heard += 1;
+    const client = await connectMcp(`${baseUrl}/v1/mcp`, tenant.key, {
+      name: "kindgi-replicas",
+      before: (client) =>
+        client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+          heard += 1;
+        }),
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/v1/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tenant.key}` } } }));
     open.push(client);
     return { client, listChanged: () => heard };
   }
@@ -84,14 +86,7 @@ describe.skipIf(kindgi().backend !== "postgresql")("the MCP server across two re
     const deadline = Date.now() + 10_000;
     while (listChanged() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(listChanged()).toBeGreaterThan(0);
-    const names: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {});
-      names.push(...page.tools.map((tool) => tool.name));
-      cursor = page.nextCursor;
-    } while (cursor);
-    expect(names).toContain(toolId);
+    expect((await allTools(client)).map((tool) => tool.name)).toContain(toolId);
   });
 
   it("answers a call held on A once its approval is decided on B", async () => {

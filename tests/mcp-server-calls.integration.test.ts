@@ -7,10 +7,10 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { call, tenantOn, toolManifest, type TestTenant } from "./helpers/api";
 import { httpTool } from "./helpers/kernel";
+import { allTools, connectMcp } from "./helpers/mcp-client";
 import { root, startOwnServer, type OwnServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
@@ -51,16 +51,17 @@ const mutatingTool = () => register(httpTool(upstream, { mutating: true, effects
 type Heard = { logs: { level: string; logger?: string; data: unknown }[]; listChanged: number };
 
 async function connect(): Promise<{ client: Client; heard: Heard }> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${own.server.baseUrl}/v1/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tenant.key}` } } });
-  const client = new Client({ name: "kindgi-tests", version: "1.0.0" });
   const heard: Heard = { logs: [], listChanged: 0 };
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-    heard.logs.push(notification.params);
+  const client = await connectMcp(`${own.server.baseUrl}/v1/mcp`, tenant.key, {
+    before: (client) => {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        heard.logs.push(notification.params);
+      });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        heard.listChanged += 1;
+      });
+    },
   });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    heard.listChanged += 1;
-  });
-  await client.connect(transport);
   open.push(client);
   return { client, heard };
 }
@@ -239,9 +240,7 @@ describe("/v1/mcp: a call that waits for a person's approval", () => {
     const approvalId = /waiting for approval ([0-9a-f-]{36})/.exec(textOf(first as CallToolResult)[0])?.[1];
     const minted = await api("POST", "/v1/tokens", { name: "second key" });
     expect(minted.status, minted.text).toBe(201);
-    const transport = new StreamableHTTPClientTransport(new URL(`${own.server.baseUrl}/v1/mcp`), { requestInit: { headers: { Authorization: `Bearer ${minted.body.key}` } } });
-    const otherClient = new Client({ name: "kindgi-tests-2", version: "1.0.0" });
-    await otherClient.connect(transport);
+    const otherClient = await connectMcp(`${own.server.baseUrl}/v1/mcp`, minted.body.key, { name: "kindgi-tests-2" });
     open.push(otherClient);
     const other = await otherClient.callTool({ name: toolId, arguments: { word: "mine" } });
     const otherApproval = /waiting for approval ([0-9a-f-]{36})/.exec(textOf(other as CallToolResult)[0])?.[1];
@@ -261,14 +260,6 @@ describe("/v1/mcp: notifications/tools/list_changed", () => {
     const deadline = Date.now() + 10_000;
     while (heard.listChanged === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard.listChanged).toBeGreaterThan(0);
-    const tools = await client.listTools();
-    const all = [...tools.tools];
-    let cursor = tools.nextCursor;
-    while (cursor) {
-      const page = await client.listTools({ cursor });
-      all.push(...page.tools);
-      cursor = page.nextCursor;
-    }
-    expect(all.map((tool) => tool.name)).toContain(toolId);
+    expect((await allTools(client)).map((tool) => tool.name)).toContain(toolId);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { allTools, connectMcp } from "./helpers/mcp-client";
 import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
 import { httpTool, registerTool } from "./helpers/kernel";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
@@ -27,22 +27,9 @@ afterAll(async () => {
 });
 
 async function connect(key: string, query = ""): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${kindgi().baseUrl}/v1/mcp${query}`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: "kindgi-tests", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await connectMcp(`${kindgi().baseUrl}/v1/mcp${query}`, key);
   open.push(client);
   return client;
-}
-
-async function allTools(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
 }
 
 const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { allTools, connectMcp } from "./helpers/mcp-client";
 import { call, expectError, kindgi, newTenant, type TestTenant } from "./helpers/api";
 import { httpTool, registerAgent, registerTool, script } from "./helpers/kernel";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
@@ -31,23 +31,11 @@ const uniqueName = (prefix = "Toolset") => `${prefix} ${Date.now().toString(36)}
 const createToolset = (owner: TestTenant, body: Record<string, unknown>, key = owner.key) => call("POST", "/v1/toolsets", { key, body });
 
 async function connect(key: string, toolsetId: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${kindgi().baseUrl}/v1/mcp/toolsets/${toolsetId}`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
-  const client = new Client({ name: "kindgi-toolset-tests", version: "1.0.0" });
-  await client.connect(transport);
+  const client = await connectMcp(`${kindgi().baseUrl}/v1/mcp/toolsets/${toolsetId}`, key, { name: "kindgi-toolset-tests" });
   open.push(client);
   return client;
 }
 
-async function allTools(client: Client): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
-}
 
 /** A tool registered at 1.0.0 and 2.0.0, each version with its own description and input schema. */
 async function twoVersionTool(owner: TestTenant): Promise<string> {

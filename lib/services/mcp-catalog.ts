@@ -3,6 +3,7 @@
  * chosen tools and agents at `/v1/mcp/toolsets/{toolsetId}` (lib/services/toolsets.ts). The door
  * (lib/doors/mcp/server.ts) lists a catalog's pages and calls what a name resolves to; it never reads the database.
  */
+import { isAppError } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { Actor } from "@/lib/services/actor";
 import type { RunOrigin } from "@/lib/services/run-origin";
@@ -42,7 +43,7 @@ export async function projectCatalog(actor: Actor, requestedProjectId: string | 
       try {
         return (await invokeTool(actor, toolId, null, { projectId, arguments: args, origin })).body;
       } catch (error) {
-        if (error instanceof Error && "code" in error && UNKNOWN_TOOL_CODES.has((error as { code: string }).code)) return null;
+        if (isAppError(error) && UNKNOWN_TOOL_CODES.has(error.code)) return null;
         throw error;
       }
     },
