@@ -120,12 +120,72 @@ describe("responses.create", () => {
     expect(upstream.requests.length).toBe(before);
   });
 
-  it("refuses client tools and background with the field as param; an unknown response is the SDK's NotFoundError", async () => {
+  it("refuses client tools with the field as param; an unknown response is the SDK's NotFoundError", async () => {
     const agent = await registerAgent(tenant);
     const refused = await client.responses.create({ model: agent.id, input: "hi", tools: [{ type: "function", name: "f", parameters: { type: "object" }, strict: false }] }).catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("tools");
     const missing = await client.responses.retrieve("resp_00000000-0000-4000-8000-000000000000").catch((caught: unknown) => caught);
     expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    const unknownModel = await client.responses.create({ model: "no.such-agent", input: "hi" }).catch((caught: unknown) => caught);
+    expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknownModel as InstanceType<typeof OpenAI.NotFoundError>).code).toBe("model-not-found");
+  });
+});
+
+/** Polls a response until `done` holds for it. */
+async function pollResponse(id: string, done: (response: OpenAI.Responses.Response) => boolean, timeoutMs = 20_000): Promise<OpenAI.Responses.Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await client.responses.retrieve(id);
+    if (done(response) || Date.now() > deadline) return response;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("background responses and store", () => {
+  it("background answers at once; retrieve polls it to the end", async () => {
+    const agent = await registerAgent(tenant);
+    const answer = "A slow answer, written a few letters at a time.";
+    const started = Date.now();
+    const response = await client.responses.create({ model: agent.id, input: script({ text: answer, chunkSize: 4, chunkDelayMs: 60 }), background: true });
+    expect(Date.now() - started).toBeLessThan(600);
+    expect(["queued", "in_progress"]).toContain(response.status);
+    expect(response.background).toBe(true);
+    expect(response.output_text).not.toBe(answer);
+    const done = await pollResponse(response.id, (polled) => polled.status === "completed");
+    expect(done).toMatchObject({ status: "completed", output_text: answer, background: true, store: true });
+  });
+
+  it("cancel stops a background response's run; a response not started in the background cannot be cancelled", async () => {
+    const agent = await registerAgent(tenant);
+    const response = await client.responses.create({ model: agent.id, input: script({ text: "x".repeat(200), chunkSize: 2, chunkDelayMs: 100 }), background: true });
+    const runId = (response.metadata as Record<string, string>).runId;
+    await pollResponse(response.id, (polled) => polled.status === "in_progress");
+    const cancelled = await client.responses.cancel(response.id);
+    expect(cancelled.status).toBe("cancelled");
+    expect((await client.responses.retrieve(response.id)).status).toBe("cancelled");
+    expect((await call("GET", `/v1/runs/${runId}`, { key: tenant.key })).body.status).toBe("cancelled");
+    // Cancelling again answers the finished response.
+    expect((await client.responses.cancel(response.id)).status).toBe("cancelled");
+
+    const foreground = await client.responses.create({ model: agent.id, input: script({ text: "done" }) });
+    const refused = await client.responses.cancel(foreground.id).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
+  it("store: false answers the response and serves it no more; background needs store", async () => {
+    const agent = await registerAgent(tenant);
+    const response = await client.responses.create({ model: agent.id, input: script({ text: "not kept" }), store: false });
+    expect(response).toMatchObject({ status: "completed", output_text: "not kept", store: false });
+    expect(await client.responses.retrieve(response.id).catch((caught: unknown) => caught)).toBeInstanceOf(OpenAI.NotFoundError);
+    const chained = await client.responses.create({ model: agent.id, previous_response_id: response.id, input: "more" }).catch((caught: unknown) => caught);
+    expect(chained).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((chained as InstanceType<typeof OpenAI.NotFoundError>).param).toBe("previous_response_id");
+    const both = await client.responses.create({ model: agent.id, input: "hi", background: true, store: false }).catch((caught: unknown) => caught);
+    expect(both).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((both as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("store");
+    // Stored by default.
+    expect(await client.responses.create({ model: agent.id, input: script({ text: "kept" }) })).toMatchObject({ store: true });
   });
 });

@@ -6,7 +6,7 @@ export type RunOriginKind = "session" | "api-key" | "service-account" | "schedul
 export const RUN_STATUS_OPTIONS: readonly RunStatus[] = ["pending", "running", "suspended", "completed", "failed", "cancelled"];
 export const RUN_ORIGIN_OPTIONS: readonly RunOriginKind[] = ["session", "api-key", "service-account", "schedule", "webhook", "mcp"];
 
-export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string; attended?: boolean; apiKeyName?: string };
+export type RunOrigin = { kind: RunOriginKind; userId: string; apiKeyId?: string | null; scheduleId?: string; fireId?: string; webhookId?: string; deliveryId?: string; attended?: boolean; apiKeyName?: string; openai?: { api: "responses"; background?: boolean; store?: boolean } };
 
 export type Run = {
   id: string;
@@ -53,9 +53,9 @@ export function originWords(origin: RunOrigin | null): string {
     case "session":
       return "a person in the console";
     case "api-key":
-      return "a person's API key";
+      return `a person's API key${origin.openai ? " (OpenAI Responses API)" : ""}`;
     case "service-account":
-      return "a service account";
+      return `a service account${origin.openai ? " (OpenAI Responses API)" : ""}`;
     case "schedule":
       return "a schedule";
     case "webhook":

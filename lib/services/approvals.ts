@@ -314,25 +314,27 @@ function runTerminal(runId: string, status: string): AppError {
   return new AppError("run-already-terminal", `run ${runId} has already ${status === "cancelled" ? "been cancelled" : status}: its approvals can no longer be decided`, { runId, status });
 }
 
+type CheckedDecision =
+  | { current: ApprovalView }
+  | { found: Approval; status: (typeof STATUS_OF)[keyof typeof STATUS_OF]; edited: unknown; condition: unknown; remember: boolean };
+
 /**
- * POST /v1/approvals/{approvalId}/complete. The same decision twice → the current state; a different one → 409
- * approval-already-decided; on a finished run → 409 run-already-terminal. Approve with `arguments` approves an
- * edited call (validated against the tool's input schema first: 400 with issues, nothing recorded). Withdraw ends
- * the run (cancelled).
+ * Whether `input` can decide the approval, with nothing written: the decider's rights, the approval's and its run's
+ * state, edited arguments against the tool's input schema, a grant's condition. The same decision again → the current
+ * state (`current`).
  */
-export async function completeApproval(actor: Actor, approvalId: string, input: CompleteApprovalInput): Promise<ApprovalView> {
+async function checkDecision(actor: Actor, approvalId: string, input: CompleteApprovalInput): Promise<CheckedDecision> {
   requireDecider(actor);
   const status = STATUS_OF[input.decision];
   const found = await findApproval(actor, approvalId);
   const db = await getDb();
   const run = await db.run.findUniqueOrThrow({ where: { id: found.runId }, select: { status: true, tenantId: true, projectId: true } });
   if (found.status !== "pending") {
-    if (found.status === status) return approvalView(found);
+    if (found.status === status) return { current: approvalView(found) };
     if (isTerminalStatus(run.status)) throw runTerminal(found.runId, run.status);
     throw alreadyDecided(found, status);
   }
   if (isTerminalStatus(run.status)) throw runTerminal(found.runId, run.status);
-
   if (found.kind === "session" && (input.arguments !== undefined || (input.remember !== undefined && input.remember !== false))) {
     throw new AppError("bad-input", "a session approval takes no arguments and cannot be remembered", { issues: [{ path: input.arguments !== undefined ? "/arguments" : "/remember", message: "not allowed on a session approval" }] });
   }
@@ -357,7 +359,25 @@ export async function completeApproval(actor: Actor, approvalId: string, input: 
     }
   }
   const remember = input.remember === true || (typeof input.remember === "object" && input.remember !== null);
+  return { found, status, edited, condition, remember };
+}
 
+/** Checks a decision without recording it (see completeApproval): throws what completeApproval would. */
+export async function checkApprovalDecision(actor: Actor, approvalId: string, input: CompleteApprovalInput): Promise<void> {
+  await checkDecision(actor, approvalId, input);
+}
+
+/**
+ * POST /v1/approvals/{approvalId}/complete. The same decision twice → the current state; a different one → 409
+ * approval-already-decided; on a finished run → 409 run-already-terminal. Approve with `arguments` approves an
+ * edited call (validated against the tool's input schema first: 400 with issues, nothing recorded). Withdraw ends
+ * the run (cancelled).
+ */
+export async function completeApproval(actor: Actor, approvalId: string, input: CompleteApprovalInput): Promise<ApprovalView> {
+  const checked = await checkDecision(actor, approvalId, input);
+  if ("current" in checked) return checked.current;
+  const { found, status, edited, condition, remember } = checked;
+  const db = await getDb();
   const outcome = await db.$transaction(async (tx) => {
     const now = new Date();
     // The guard: of two reviewers deciding at the same instant, one UPDATE changes the row.

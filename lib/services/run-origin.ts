@@ -5,10 +5,16 @@
  */
 import type { Actor } from "@/lib/services/actor";
 
+/**
+ * A run started through `POST /v1/responses` (lib/doors/openai/responses.ts): started in the background (answered at
+ * once, polled), or with `store: false` (not served again by the Responses API; the run is kept as every run is).
+ */
+export type ResponsesStart = { api: "responses"; background?: true; store?: false };
+
 export type RunOrigin =
   | { kind: "session"; userId: string }
-  | { kind: "api-key"; userId: string; apiKeyId: string }
-  | { kind: "service-account"; userId: string; apiKeyId: string | null }
+  | { kind: "api-key"; userId: string; apiKeyId: string; openai?: ResponsesStart }
+  | { kind: "service-account"; userId: string; apiKeyId: string | null; openai?: ResponsesStart }
   | { kind: "schedule"; userId: string; scheduleId: string; fireId: string }
   | { kind: "webhook"; userId: string; webhookId: string; deliveryId: string }
   | { kind: "mcp"; userId: string; apiKeyId: string | null; apiKeyName?: string; attended: boolean };
@@ -23,6 +29,12 @@ export function originOf(actor: Actor): RunOrigin {
   if (actor.isService) return { kind: "service-account", userId: actor.userId, apiKeyId: actor.apiKeyId };
   if (actor.apiKeyId) return { kind: "api-key", userId: actor.userId, apiKeyId: actor.apiKeyId };
   return { kind: "session", userId: actor.userId };
+}
+
+/** The origin of a run started through the Responses API with a person's or a service account's key. */
+export function responsesOriginOf(actor: Actor, start: ResponsesStart): RunOrigin {
+  const origin = originOf(actor);
+  return origin.kind === "api-key" || origin.kind === "service-account" ? { ...origin, openai: start } : origin;
 }
 
 /** The origin of a run started by a `tools/call` of the MCP server: attended when the credential is a person's. */

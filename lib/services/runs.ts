@@ -116,6 +116,8 @@ export type DryRunView = {
 
 /** A turn an MCP `tools/call` starts (an agent offered by a toolset, lib/services/toolsets.ts): its origin is the call's. */
 export type McpCallStart = { origin: Extract<RunOrigin, { kind: "mcp" }> };
+/** A turn started through a door that records how on the origin (the Responses API's background and store). */
+export type DoorStart = { origin: RunOrigin };
 
 /**
  * POST /v1/runs. Answers `{status: 201, run}` once the run is settled, `{status: 202, run}` at once with
@@ -124,7 +126,7 @@ export type McpCallStart = { origin: Extract<RunOrigin, { kind: "mcp" }> };
  * `beforeStart`: called with the run's id and last sequence number once it is written and before it is executed (a
  * caller streaming the run opens its watch there, so it hears every delta).
  */
-export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger | McpCallStart, hooks: { beforeStart?: (runId: string, lastSeq: number) => void } = {}): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
+export async function createRun(actor: Actor, input: CreateRunInput, trigger?: RunTrigger | McpCallStart | DoorStart, hooks: { beforeStart?: (runId: string, lastSeq: number) => void } = {}): Promise<{ status: 200; body: DryRunView } | { status: 201 | 202; body: RunView }> {
   requireWrite(actor);
   const db = await getDb();
   const kernel = getKernel();

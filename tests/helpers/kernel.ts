@@ -2,7 +2,7 @@ import { call, type ApiResponse, type TestTenant } from "./api";
 import type { RecordingServer } from "../../lib/tools/invokers/testing/recording-server";
 
 let counter = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
 
 /** Registers an agent (scripted provider by default) and returns its id and version. */
 export async function registerAgent(tenant: TestTenant, overrides: Record<string, unknown> = {}): Promise<{ id: string; version: string }> {

@@ -118,7 +118,7 @@ const responseObject = {
   type: "object",
   required: ["id", "object", "created_at", "status", "model", "output", "usage", "metadata"],
   properties: {
-    id: { type: "string", description: "`resp_<runId>`." },
+    id: { type: "string", description: "`resp_<runId>`, or `resp_<runId>_<seq>` for the response that continues the run after a wait for approval." },
     object: { const: "response" },
     created_at: { type: "integer" },
     status: { enum: ["queued", "in_progress", "completed", "failed", "cancelled", "incomplete"] },
@@ -142,8 +142,10 @@ export const createResponseOperation = defineOperation({
   summary: "Run an agent's turn as an OpenAI Response",
   description:
     "`model` names an agent (see GET /v1/models); `input` is the user's message (a string) or message items whose last is the user's (earlier ones become the history of the conversation the response opens). Every response runs in a conversation: `previous_response_id` continues the previous response's (then `input` holds only the new message), `conversation` (an id or `{id}`) names one. `parameters` (an extension) are the agent's parameters. " +
-    "The answer is a Response `resp_<runId>` (the run's id also in `metadata.runId`): each model call's words are a `message` item, each tool call an `mcp_call` item (`server_label: \"kindgi\"`, `name` the tool id, `arguments`, `output` or `error`), the run's token usage. A call that waits for a person's approval ends the response (`status: completed`) with an `mcp_approval_request` item (`id` the approval's id, `name`, `arguments`); the approval is decided in the console or with POST /v1/approvals/{id}/complete (answering it through the Responses API, and `background`, are not served yet: 400). " +
-    "With `stream: true`: `text/event-stream` of OpenAI's events — `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta` (the model's words as they are written), `response.output_text.done`, `response.mcp_call.in_progress` / `.completed` / `.failed`, `response.output_item.done`, then `response.completed` (or `response.failed`) with the whole response; the text deltas put together are its `output_text`. `store` is accepted: every response is kept, as its run is. `instructions` and generation parameters are accepted and not applied (the agent's own govern); `tools` are refused. Errors carry OpenAI's fields.",
+    "The answer is a Response (the run's id in `metadata.runId` and the `X-Kindgi-Run-Id` header): each model call's words are a `message` item, each tool call an `mcp_call` item (`server_label: \"kindgi\"`, `name` the tool id, `arguments`, `output` or `error`), the response's token usage. A run's first response is `resp_<runId>`. " +
+    "A call that waits for a person's approval ends the response (`status: completed`) with an `mcp_approval_request` item (`id` the approval's id, `name`, `arguments`). To decide it, send `previous_response_id` and `input: [{type: \"mcp_approval_response\", approval_request_id, approve, reason?}]` (a person's key: a service account's is 403); extensions: `arguments` (with `approve: true`) approves edited arguments, validated against the tool's input schema as in the inbox, and `remember` (`true` or `{condition}`) makes a grant. That request's answer is the run's next response, `resp_<runId>_<seq>`: the rest of the turn up to its end or its next wait, streamed with `stream: true`. The inbox (or POST /v1/approvals/{id}/complete) can decide the same approval: whichever decides first wins, and a later answer through this route is not an error — its response shows what became of the call. " +
+    "`background: true` answers at once (`queued` or `in_progress`): poll GET /v1/responses/{id}, cancel with POST /v1/responses/{id}/cancel. `store` defaults to true; `store: false` keeps the response from being served again (GET, cancel and `previous_response_id` answer 404) — its run is still kept, as every run is, and `background` needs `store`. A run paused on a wait token (not a person) is `in_progress` until its answer comes. " +
+    "With `stream: true`: `text/event-stream` of OpenAI's events — `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta` (the model's words as they are written), `response.output_text.done`, `response.mcp_call_arguments.done`, `response.mcp_call.in_progress` / `.completed` / `.failed`, `response.output_item.done`, then `response.completed` (or `response.failed`) with the whole response; the text deltas put together are its `output_text`. `instructions` and generation parameters are accepted and not applied (the agent's own govern); `tools` are refused. Errors carry OpenAI's fields (`param` names the input item: `input.0.arguments.city`).",
   auth: "key",
   errorShape: "openai",
   idempotent: true,
@@ -154,12 +156,12 @@ export const createResponseOperation = defineOperation({
       required: ["model", "input"],
       properties: {
         model: { type: "string", minLength: 1, maxLength: 300 },
-        input: { description: "A string, or message items `{role, content}` (content a string or text parts)." },
+        input: { description: "A string; message items `{role, content}` (content a string or text parts); or, with `previous_response_id`, `mcp_approval_response` items `{approval_request_id, approve, reason?, arguments?, remember?}`." },
         stream: { type: ["boolean", "null"] },
         previous_response_id: { type: ["string", "null"], maxLength: 200 },
         conversation: { description: "A conversation id, or `{id}`." },
-        background: { type: ["boolean", "null"], description: "Not served yet: `true` is 400." },
-        store: { type: ["boolean", "null"] },
+        background: { type: ["boolean", "null"], description: "Start the run and answer at once; poll GET /v1/responses/{id}." },
+        store: { type: ["boolean", "null"], description: "Default true; false: the response is not served again." },
         parameters: { type: ["object", "null"], additionalProperties: true, description: "Extension: the agent's parameters (as POST /v1/runs takes them)." },
         tools: { description: "Refused (an empty list is accepted)." },
         tool_choice: { description: "Refused." },
@@ -179,16 +181,32 @@ export const createResponseOperation = defineOperation({
   errors: ["bad-input", "unknown-field", "validation-failed", "model-not-found", "not-found", "permission-denied", "agent-version-mismatch", "conversation-closed"],
 });
 
+export const cancelResponseOperation = defineOperation({
+  operationId: "cancelResponse",
+  method: "POST",
+  path: "/v1/responses/{responseId}/cancel",
+  tag: "OpenAI-compatible",
+  summary: "Cancel a background response",
+  description:
+    "Cancels the run of a response created with `background: true` (its open approvals are withdrawn) and answers the response, `status: cancelled`. A response already finished is answered as it is. A response not created in the background is 400 (cancel its run with POST /v1/runs/{runId}/cancel).",
+  auth: "key",
+  errorShape: "openai",
+  idempotent: true,
+  params: { responseId: { kind: "catalogId", description: "`resp_<runId>` (or a later response of the run)." } },
+  responses: { 200: { description: "The response.", schema: responseObject } },
+  errors: ["bad-input", "not-found", "permission-denied"],
+});
+
 export const getResponseOperation = defineOperation({
   operationId: "getResponse",
   method: "GET",
   path: "/v1/responses/{responseId}",
   tag: "OpenAI-compatible",
   summary: "A stored response",
-  description: "The response `resp_<runId>` as it stands now, rebuilt from its run's journal (in progress, completed, failed, or ended with an `mcp_approval_request` while it waits).",
+  description: "The response as it stands now, rebuilt from its run's journal: `queued` or `in_progress` while its run works, then `completed` (possibly ended with an `mcp_approval_request`), `failed` or `cancelled`. A response created with `store: false` is 404.",
   auth: "key",
   errorShape: "openai",
-  params: { responseId: { kind: "catalogId", description: "`resp_<runId>`." } },
+  params: { responseId: { kind: "catalogId", description: "`resp_<runId>`, or `resp_<runId>_<seq>` for a later response of the run." } },
   responses: { 200: { description: "The response.", schema: responseObject } },
   errors: ["bad-input", "not-found"],
 });

@@ -7,6 +7,7 @@
  * text deltas put together are the response's `output_text`.
  */
 import type { JournalEvent, RunDelta } from "@/lib/kernel/types";
+import type { LiveDelta } from "@/lib/services/live-deltas";
 
 export const SERVER_LABEL = "kindgi";
 
@@ -16,25 +17,58 @@ type McpCallItem = { type: "mcp_call"; id: string; server_label: string; name: s
 type ApprovalRequestItem = { type: "mcp_approval_request"; id: string; server_label: string; name: string; arguments: string };
 export type OutputItem = MessageItem | McpCallItem | ApprovalRequestItem;
 
-/** What the builder does not read from the journal: the run's summary and the approvals it waits for. */
+/** An approval of the run: what its request item shows. */
+export type AskedApproval = { id: string; callId: string; name: string; arguments: unknown };
+
+/** What the builder does not read from the journal: the run's summary and its approvals. */
 export type ResponseFrame = {
   runId: string;
+  /** The sequence number after which the response begins: 0, or the wait that the previous response ended with. */
+  from: number;
   model: string;
   createdAt: string;
   previousResponseId: string | null;
   conversationId: string | null;
   background: boolean;
+  store: boolean;
+  /** The run's approvals by id: an `approval-requested` event becomes a request item with the approval's arguments. */
+  approvals: Map<string, AskedApproval>;
 };
 
 export type ResponseStatus = "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "incomplete";
 
 export type StreamEvent = { type: string; [key: string]: unknown };
 
-export const responseIdOf = (runId: string) => `resp_${runId}`;
-/** The run a response id names, or null for an id this server did not give. */
-export function runIdOfResponse(responseId: string): string | null {
-  const match = /^resp_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(responseId);
-  return match ? match[1].toLowerCase() : null;
+/**
+ * A run's responses: the first is `resp_<runId>`; one that continues the run after the approvals a response ended
+ * with is `resp_<runId>_<seq>`, `seq` being the sequence number of that wait (the last approval request of it).
+ */
+export const responseIdOf = (runId: string, from = 0) => (from > 0 ? `resp_${runId}_${from}` : `resp_${runId}`);
+
+/** The run and the start a response id names, or null for an id this server did not give. */
+export function parseResponseId(responseId: string): { runId: string; from: number } | null {
+  const match = /^resp_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:_([1-9][0-9]{0,9}))?$/i.exec(responseId);
+  return match ? { runId: match[1].toLowerCase(), from: match[2] ? Number(match[2]) : 0 } : null;
+}
+
+/**
+ * Where the run's responses end: each wait for a person — a group of consecutive `approval-requested` events — by the
+ * sequence number of its last request. A response that begins after `from` ends at the first of them after it.
+ */
+export function waitPoints(events: readonly JournalEvent[]): number[] {
+  const points: number[] = [];
+  events.forEach((event, index) => {
+    if (event.type === "approval-requested" && events[index + 1]?.type !== "approval-requested") points.push(event.seq);
+  });
+  return points;
+}
+
+/** Where the response that begins after `from` ends: the next wait point, or null while it runs to the journal's end. */
+export const endOf = (points: readonly number[], from: number): number | null => points.find((point) => point > from) ?? null;
+
+/** Where the run's last response begins: the last wait point before its last event (0 when none). */
+export function lastStartOf(points: readonly number[], lastSeq: number): number {
+  return points.filter((point) => point < lastSeq).pop() ?? 0;
 }
 
 const textOf = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value ?? null));
@@ -43,6 +77,7 @@ export class ResponseBuilder {
   readonly items: OutputItem[] = [];
   private readonly messages = new Map<number, { index: number; streamed: string }>();
   private readonly calls = new Map<string, number>();
+  private readonly runHex: string;
   private sequence = 0;
   status: ResponseStatus = "in_progress";
   error: { code: string; message: string } | null = null;
@@ -52,7 +87,9 @@ export class ResponseBuilder {
     private readonly frame: ResponseFrame,
     /** Receives each stream event (none when building a stored response). */
     private readonly emit: (event: StreamEvent) => void = () => {},
-  ) {}
+  ) {
+    this.runHex = frame.runId.replaceAll("-", "");
+  }
 
   private send(type: string, fields: Record<string, unknown>): void {
     this.emit({ type, sequence_number: this.sequence++, ...fields });
@@ -62,7 +99,7 @@ export class ResponseBuilder {
   response(): Record<string, unknown> {
     const text = this.items.flatMap((item) => (item.type === "message" ? item.content.map((part) => part.text) : [])).join("");
     return {
-      id: responseIdOf(this.frame.runId),
+      id: responseIdOf(this.frame.runId, this.frame.from),
       object: "response",
       created_at: Math.floor(Date.parse(this.frame.createdAt) / 1000),
       status: this.status,
@@ -78,7 +115,7 @@ export class ResponseBuilder {
       previous_response_id: this.frame.previousResponseId,
       ...(this.frame.conversationId ? { conversation: { id: this.frame.conversationId } } : {}),
       reasoning: null,
-      store: true,
+      store: this.frame.store,
       temperature: null,
       text: { format: { type: "text" } },
       tool_choice: "auto",
@@ -99,7 +136,7 @@ export class ResponseBuilder {
   private openMessage(callIndex: number): { index: number; streamed: string } {
     let open = this.messages.get(callIndex);
     if (open) return open;
-    const item: MessageItem = { type: "message", id: `msg_${this.frame.runId.replaceAll("-", "")}_${callIndex}`, status: "in_progress", role: "assistant", content: [] };
+    const item: MessageItem = { type: "message", id: `msg_${this.runHex}_${callIndex}`, status: "in_progress", role: "assistant", content: [] };
     open = { index: this.items.length, streamed: "" };
     this.items.push(item);
     this.messages.set(callIndex, open);
@@ -118,9 +155,17 @@ export class ResponseBuilder {
     this.send("response.output_text.delta", { item_id: item.id, output_index: open.index, content_index: 0, delta: text, logprobs: [] });
   }
 
-  /** A model's words as they are written (a later attempt of a call starts its text over: the stream cannot, so it is ignored). */
-  delta(delta: RunDelta): void {
+  /**
+   * A model's words as they are written: a delta, or (`snapshot`) the call's text so far for a stream that joined
+   * mid-call. A later attempt of a call starts its text over: the stream cannot, so it is ignored.
+   */
+  delta(delta: RunDelta | LiveDelta): void {
     if (delta.attempt !== 1 || !delta.text) return;
+    if ("snapshot" in delta && delta.snapshot) {
+      const streamed = this.messages.get(delta.callIndex)?.streamed ?? "";
+      if (delta.text.startsWith(streamed)) this.appendText(delta.callIndex, delta.text.slice(streamed.length));
+      return;
+    }
     this.appendText(delta.callIndex, delta.text);
   }
 
@@ -145,18 +190,18 @@ export class ResponseBuilder {
         }
         return;
       }
-      case "tool-call-started": {
-        const item: McpCallItem = { type: "mcp_call", id: `mcp_${event.data.callId}`, server_label: SERVER_LABEL, name: event.data.toolId, arguments: JSON.stringify(event.data.arguments ?? {}), status: "in_progress", output: null, error: null };
-        this.calls.set(event.data.callId, this.items.length);
-        this.items.push(item);
-        this.send("response.output_item.added", { output_index: this.items.length - 1, item: structuredClone(item) });
-        this.send("response.mcp_call_arguments.done", { item_id: item.id, output_index: this.items.length - 1, arguments: item.arguments });
-        this.send("response.mcp_call.in_progress", { item_id: item.id, output_index: this.items.length - 1 });
+      case "tool-call-started":
+        this.openCall(event.data.callId, event.data.toolId, event.data.arguments);
+        return;
+      case "approval-requested": {
+        const asked = this.frame.approvals.get(event.data.approvalId);
+        if (event.seq > this.frame.from) this.approvalRequest(asked ?? { id: event.data.approvalId, name: event.data.toolId ?? "session", arguments: {} });
         return;
       }
       case "tool-call-completed": {
-        const index = this.calls.get(event.data.callId);
-        if (index === undefined) return;
+        // A call that never started (a person rejected it, its approval expired) is shown failed, with what was asked.
+        const asked = [...this.frame.approvals.values()].find((approval) => approval.callId === event.data.callId);
+        const index = this.calls.get(event.data.callId) ?? this.openCall(event.data.callId, event.data.toolId, asked?.arguments ?? {});
         const item = this.items[index] as McpCallItem;
         if (event.data.ok) {
           item.status = "completed";
@@ -182,6 +227,23 @@ export class ResponseBuilder {
       default:
         return;
     }
+  }
+
+  /** An `mcp_call` item, in progress; its output index. */
+  private openCall(callId: string, toolId: string, args: unknown): number {
+    const item: McpCallItem = { type: "mcp_call", id: `mcp_${this.runHex}_${callId}`, server_label: SERVER_LABEL, name: toolId, arguments: JSON.stringify(args ?? {}), status: "in_progress", output: null, error: null };
+    const index = this.items.length;
+    this.calls.set(callId, index);
+    this.items.push(item);
+    this.send("response.output_item.added", { output_index: index, item: structuredClone(item) });
+    this.send("response.mcp_call_arguments.done", { item_id: item.id, output_index: index, arguments: item.arguments });
+    this.send("response.mcp_call.in_progress", { item_id: item.id, output_index: index });
+    return index;
+  }
+
+  /** Whether the response ends with a call waiting for a person. */
+  get asksForApproval(): boolean {
+    return this.items.some((item) => item.type === "mcp_approval_request");
   }
 
   /** A call waiting for a person: an approval request item (the response ends with it, completed). */
