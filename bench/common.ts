@@ -70,6 +70,30 @@ export function jsonOrUndefined(text: string): any {
   }
 }
 
+/**
+ * One API call with `key` as the bearer: the JSON answer (undefined for an empty body); throws with the status and the
+ * body when the status is 300 or more.
+ */
+export async function callApi(baseUrl: string, key: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const response = await fetch(`${baseUrl}${urlPath}`, { method, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * Points the tenant of `key` at a streaming wire server: the secret `wire.key`, the OpenAI-compatible provider `wire`
+ * at `wireBaseUrl` (its model `wire-model`), and the agent `bench.talker` (1.0.0, no tools) in `projectId`, which
+ * answers through it. Returns the agent's id.
+ */
+export async function registerWireTalker(baseUrl: string, key: string, projectId: string, wireBaseUrl: string): Promise<string> {
+  await callApi(baseUrl, key, "POST", "/v1/secrets", { name: "wire.key", value: "sk-bench-wire" });
+  await callApi(baseUrl, key, "POST", "/v1/providers", { id: "wire", kind: "openai-compatible", baseUrl: wireBaseUrl, apiKeySecret: "wire.key", models: [{ name: "wire-model" }] });
+  const talker = { id: "bench.talker", version: "1.0.0", name: "Talker", instructions: "Talk.", capabilities: [{ kind: "llm-inference" }], tools: [], retrieval: [], guardrails: [], preferredProvider: "wire", preferredModel: "wire-model", projectId };
+  await callApi(baseUrl, key, "POST", "/v1/agents", talker);
+  return talker.id;
+}
+
 export type LoadResponse = { status: number; text: string };
 export type LoadClient = { name: "http" | "fetch"; request(url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<LoadResponse>; close(): void };
 

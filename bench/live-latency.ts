@@ -24,7 +24,7 @@ import os from "node:os";
 import { root } from "../tests/helpers/server";
 import { startReplicas, type Replicas } from "../tests/helpers/replicas";
 import { readSse, type SseFrame, type SseReader } from "../tests/helpers/sse";
-import { cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, figureBesideVerdict, integerFlag, percentile, textTable } from "./common";
+import { callApi, cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, figureBesideVerdict, integerFlag, percentile, registerWireTalker, textTable } from "./common";
 
 type Options = { samples: number; warmup: number; skipBuild: boolean };
 const USAGE = "usage: npm run bench:live -- [--samples N] [--warmup N] [--skip-build]";
@@ -123,13 +123,6 @@ const stats = (samples: number[]) => {
   return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN, mean: sorted.reduce((sum, value) => sum + value, 0) / sorted.length };
 };
 
-async function api(baseUrl: string, key: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${baseUrl}${urlPath}`, { method, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${urlPath}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
 const firstDelta = (reader: SseReader) => reader.waitFor((frames) => frames.some((frame) => frame.event === "model-delta"), 20_000).then((frames) => frames.find((frame) => frame.event === "model-delta")!.at);
 const hasRunCreated = (reader: SseReader) => reader.waitFor((frames) => frames.some((frame) => frame.event === "turn-started"), 20_000);
 
@@ -149,13 +142,10 @@ async function main(): Promise<void> {
     const A = replicas.a.baseUrl;
     const B = replicas.b.baseUrl;
 
-    const tenant = await api(A, replicas.operatorToken, "POST", "/v1/tenants", { name: "live bench" });
+    const tenant = await callApi(A, replicas.operatorToken, "POST", "/v1/tenants", { name: "live bench" });
     const key: string = tenant.apiKey.key;
     const projectId: string = tenant.project.id;
-    await api(A, key, "POST", "/v1/secrets", { name: "wire.key", value: "sk-bench-wire" });
-    await api(A, key, "POST", "/v1/providers", { id: "wire", kind: "openai-compatible", baseUrl: wire.baseUrl, apiKeySecret: "wire.key", models: [{ name: "wire-model" }] });
-    const talker = { id: "bench.talker", version: "1.0.0", name: "Talker", instructions: "Talk.", capabilities: [{ kind: "llm-inference" }], tools: [], retrieval: [], guardrails: [], preferredProvider: "wire", preferredModel: "wire-model", projectId };
-    await api(A, key, "POST", "/v1/agents", talker);
+    const talker = { id: await registerWireTalker(A, key, projectId, wire.baseUrl) };
     const tool = {
       id: "bench.pay",
       description: "Pays (a mutating call that asks for approval).",
@@ -167,9 +157,9 @@ async function main(): Promise<void> {
       spec: { kind: "http", method: "POST", urlTemplate: `${tools.origin}/pay/{ref}`, requestBody: { kind: "json-input" } },
       projectId,
     };
-    await api(A, key, "POST", "/v1/tools", tool);
+    await callApi(A, key, "POST", "/v1/tools", tool);
     const payer = { id: "bench.payer", version: "1.0.0", name: "Payer", instructions: "Pay.", capabilities: [{ kind: "llm-inference" }], tools: [{ id: tool.id, version: "^1.0.0" }], retrieval: [], guardrails: [], preferredProvider: "scripted", projectId };
-    await api(A, key, "POST", "/v1/agents", payer);
+    await callApi(A, key, "POST", "/v1/agents", payer);
 
     const direct: Row = { label: "wire server → a client reading it directly", kind: "ttft", samples: [] };
     const oneServer: Row = { label: "wire server → run stream on A (the run's replica)", kind: "ttft", samples: [] };
@@ -204,7 +194,7 @@ async function main(): Promise<void> {
       measureRunStream(async () => readSse(await fetch(`${A}/v1/runs`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "text/event-stream" }, body: JSON.stringify({ agent: { id: talker.id }, input: { userMessage: "Hello?" } }) })));
     const measureOnB = () =>
       measureRunStream(async () => {
-        const started = await api(A, key, "POST", "/v1/runs", { agent: { id: talker.id }, input: { userMessage: "Hello?" }, options: { wait: false } });
+        const started = await callApi(A, key, "POST", "/v1/runs", { agent: { id: talker.id }, input: { userMessage: "Hello?" }, options: { wait: false } });
         return readSse(await fetch(`${B}/v1/runs/${started.id}/stream`, { headers: { Authorization: `Bearer ${key}` } }));
       });
 
@@ -215,7 +205,7 @@ async function main(): Promise<void> {
     /** A run on A that asks for an approval: when each inbox stream had it; then decided on `where`, until the tool's first byte. */
     const measureApproval = async (where: "A" | "B") => {
       const ref = `r${++round}`;
-      const started = await api(A, key, "POST", "/v1/runs", { agent: { id: payer.id }, input: { userMessage: JSON.stringify({ script: [{ toolCalls: [{ name: tool.id, arguments: { ref } }] }, { text: "paid" }] }) }, options: { wait: false } });
+      const started = await callApi(A, key, "POST", "/v1/runs", { agent: { id: payer.id }, input: { userMessage: JSON.stringify({ script: [{ toolCalls: [{ name: tool.id, arguments: { ref } }] }, { text: "paid" }] }) }, options: { wait: false } });
       const mine = (frames: SseFrame[]) => frames.find((frame) => frame.event === "approval.requested" && frame.data.approval.runId === started.id);
       const [onA, onB] = await Promise.all([inboxA.waitFor((frames) => Boolean(mine(frames))), inboxB.waitFor((frames) => Boolean(mine(frames)))]).then(([a, b]) => [mine(a)!, mine(b)!]);
       const requestedAt = Date.parse(onA.data.approval.requestedAt);
@@ -224,7 +214,7 @@ async function main(): Promise<void> {
       const approval = { a: wallOf(onA.at) - requestedAt, b: wallOf(onB.at) - requestedAt };
       const arrival = tools.arrival(`/pay/${ref}`);
       const before = performance.now();
-      await api(where === "A" ? A : B, key, "POST", `/v1/approvals/${onA.data.approval.id}/complete`, { decision: "approve" });
+      await callApi(where === "A" ? A : B, key, "POST", `/v1/approvals/${onA.data.approval.id}/complete`, { decision: "approve" });
       const decision = (await arrival) - before;
       return { approval, decision };
     };
