@@ -10,6 +10,20 @@ import { performance } from "node:perf_hooks";
 import { buildIsStale } from "../scripts/build-state.mjs";
 
 export const DEFAULT_PG_URL = "postgresql://kindgi:kindgi@127.0.0.1:5432/kindgi";
+
+/** Where a bench keeps its data: PGlite (embedded) or a PostgreSQL server. */
+export type Backend = "pglite" | "postgresql";
+/** The PostgreSQL server a bench makes its fresh database on. */
+export const benchPgUrl = () => process.env.KINDGI_BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_PG_URL;
+/** PostgreSQL when KINDGI_BENCH_DATABASE_URL is set, else PGlite. */
+export const defaultBackend = (): Backend => (process.env.KINDGI_BENCH_DATABASE_URL ? "postgresql" : "pglite");
+
+/** `--backend pglite|pg`'s value. */
+export function backendFlag(value: string | undefined, usage: string): Backend {
+  if (value === "pglite") return "pglite";
+  if (value === "pg" || value === "postgres" || value === "postgresql") return "postgresql";
+  throw new Error(`--backend must be pglite or pg, got ${value ?? "nothing"}\n${usage}`);
+}
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A read-only tool manifest of the benchmarks' one shape (as tests/helpers/api.ts `toolManifest`), under `id`. */

@@ -25,15 +25,13 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
-import { benchToolManifest, cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, integerFlag, jsonOrUndefined, loadClient, mean, percentile, textTable, type LoadResponse } from "./common";
+import { benchToolManifest, cleanupOnExit, ensureFreshBuild, integerFlag, jsonOrUndefined, loadClient, mean, percentile, textTable, type LoadResponse, backendFlag, benchPgUrl, defaultBackend, type Backend } from "./common";
 
-type Backend = "pglite" | "postgresql";
 type Options = { samples: number; rounds: number; warmup: number; backend: Backend; skipBuild: boolean };
 const USAGE = "usage: npm run bench:mcp-server -- [--backend pglite|pg] [--quick] [--samples N] [--rounds N] [--warmup N] [--skip-build]";
-const pgUrl = () => process.env.KINDGI_BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_PG_URL;
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { samples: 300, rounds: 10, warmup: 50, backend: process.env.KINDGI_BENCH_DATABASE_URL ? "postgresql" : "pglite", skipBuild: false };
+  const options: Options = { samples: 300, rounds: 10, warmup: 50, backend: defaultBackend(), skipBuild: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
@@ -41,12 +39,8 @@ function parseArgs(argv: string[]): Options {
     else if (flag === "--samples") options.samples = integerFlag(flag, argv[++i], 1);
     else if (flag === "--rounds") options.rounds = integerFlag(flag, argv[++i], 1);
     else if (flag === "--warmup") options.warmup = integerFlag(flag, argv[++i], 0);
-    else if (flag === "--backend") {
-      const value = argv[++i];
-      if (value === "pglite") options.backend = "pglite";
-      else if (value === "pg" || value === "postgres" || value === "postgresql") options.backend = "postgresql";
-      else throw new Error(`--backend must be pglite or pg, got ${value ?? "nothing"}\n${USAGE}`);
-    } else throw new Error(`unknown flag ${flag}\n${USAGE}`);
+    else if (flag === "--backend") options.backend = backendFlag(argv[++i], USAGE);
+    else throw new Error(`unknown flag ${flag}\n${USAGE}`);
   }
   return options;
 }
@@ -97,10 +91,10 @@ async function main(): Promise<void> {
     ensureFreshBuild(root, options.skipBuild);
     const upstream = await startUpstream();
     cleanups.push({ label: "upstream", fn: upstream.close });
-    const database = options.backend === "postgresql" ? await freshPostgresDatabase(pgUrl()) : null;
+    const database = options.backend === "postgresql" ? await freshPostgresDatabase(benchPgUrl()) : null;
     if (database) cleanups.push({ label: "database", fn: database.drop });
     const operatorToken = newOperatorToken();
-    console.log(`starting the product on ${options.backend === "postgresql" ? `PostgreSQL (${new URL(pgUrl()).host}, fresh database)` : "PGlite (fresh data folder)"}…`);
+    console.log(`starting the product on ${options.backend === "postgresql" ? `PostgreSQL (${new URL(benchPgUrl()).host}, fresh database)` : "PGlite (fresh data folder)"}…`);
     const server = await startServer({ env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined } });
     cleanups.push({ label: "server", fn: server.stop });
     if (server.dataDir) cleanups.push({ label: "data folder", fn: () => fs.rmSync(server.dataDir!, { recursive: true, force: true }) });

@@ -31,27 +31,21 @@ import { performance } from "node:perf_hooks";
 import { encodeEvents, openAICompletion, openAIStreamEvents, type WireAnswer } from "../lib/models/providers/testing/wire-servers";
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import { readSse, type SseFrame } from "../tests/helpers/sse";
-import { callApi, cleanupOnExit, DEFAULT_PG_URL, ensureFreshBuild, integerFlag, jsonOrUndefined, percentile, registerWireTalker, textTable } from "./common";
+import { callApi, cleanupOnExit, ensureFreshBuild, integerFlag, jsonOrUndefined, percentile, registerWireTalker, textTable, backendFlag, benchPgUrl, defaultBackend, type Backend } from "./common";
 
-type Backend = "pglite" | "postgresql";
 type Options = { samples: number; warmup: number; backend: Backend; skipBuild: boolean };
 const USAGE = "usage: npm run bench:openai -- [--backend pglite|pg] [--quick] [--samples N] [--warmup N] [--skip-build]";
-const pgUrl = () => process.env.KINDGI_BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_PG_URL;
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { samples: 200, warmup: 20, backend: process.env.KINDGI_BENCH_DATABASE_URL ? "postgresql" : "pglite", skipBuild: false };
+  const options: Options = { samples: 200, warmup: 20, backend: defaultBackend(), skipBuild: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
     else if (flag === "--quick") Object.assign(options, { samples: 40, warmup: 5 });
     else if (flag === "--samples") options.samples = integerFlag(flag, argv[++i], 1);
     else if (flag === "--warmup") options.warmup = integerFlag(flag, argv[++i], 0);
-    else if (flag === "--backend") {
-      const value = argv[++i];
-      if (value === "pglite") options.backend = "pglite";
-      else if (value === "pg" || value === "postgres" || value === "postgresql") options.backend = "postgresql";
-      else throw new Error(`--backend must be pglite or pg, got ${value ?? "nothing"}\n${USAGE}`);
-    } else throw new Error(`unknown flag ${flag}\n${USAGE}`);
+    else if (flag === "--backend") options.backend = backendFlag(argv[++i], USAGE);
+    else throw new Error(`unknown flag ${flag}\n${USAGE}`);
   }
   return options;
 }
@@ -150,10 +144,10 @@ async function main(): Promise<void> {
     ensureFreshBuild(root, options.skipBuild);
     const wire = await startStreamingWireServer();
     cleanups.push({ label: "wire server", fn: wire.close });
-    const database = options.backend === "postgresql" ? await freshPostgresDatabase(pgUrl()) : null;
+    const database = options.backend === "postgresql" ? await freshPostgresDatabase(benchPgUrl()) : null;
     if (database) cleanups.push({ label: "database", fn: database.drop });
     const operatorToken = newOperatorToken();
-    console.log(`starting the product on ${options.backend === "postgresql" ? `PostgreSQL (${new URL(pgUrl()).host}, fresh database)` : "PGlite (fresh data folder)"}…`);
+    console.log(`starting the product on ${options.backend === "postgresql" ? `PostgreSQL (${new URL(benchPgUrl()).host}, fresh database)` : "PGlite (fresh data folder)"}…`);
     const server = await startServer({ env: { DATABASE_URL: database?.url, KINDGI_OPERATOR_TOKEN: operatorToken, KINDGI_SECRETS_KEY: randomBytes(32).toString("base64"), KINDGI_ALLOW_PRIVATE_PROVIDER_URLS: "1", KINDGI_ADMIN_EMAIL: undefined, KINDGI_ADMIN_PASSWORD: undefined } });
     cleanups.push({ label: "server", fn: server.stop });
     if (server.dataDir) cleanups.push({ label: "data folder", fn: () => fs.rmSync(server.dataDir!, { recursive: true, force: true }) });
