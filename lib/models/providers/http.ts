@@ -1,6 +1,7 @@
 /**
- * The HTTP transport the real providers share: POST a JSON body and read the answer as an event stream, with a
- * per-attempt timeout, retries with exponential backoff and jitter on 408/409/429/5xx and network failures
+ * The HTTP transport the real providers share: POST a JSON body and read the answer as an event stream (chat,
+ * `postStream`) or as one JSON body (embeddings, `postJson`), with a per-attempt timeout, retries with exponential
+ * backoff and jitter on 408/409/429/5xx and network failures
  * (honouring `Retry-After`), no retry on other answers, attempts counted, and error messages that summarize the
  * provider's answer without the API key. A stream that breaks after its first byte (cut, malformed, an error
  * event, or ended before its terminal event) is a new attempt under the same policy.
@@ -107,9 +108,20 @@ export type StreamReader<T> = {
  * backoff waits too).
  */
 export async function postStream<T>(post: StreamPost<T>): Promise<{ answer: T; attempts: number }> {
+  return withRetries(post, (policy, attempt) => streamOnce(post, policy, attempt));
+}
+
+/** What the retry loop needs of a post, streamed or not. */
+type RetriedPost = { secret: string; signal?: AbortSignal; options?: HttpOptions };
+
+/**
+ * Makes attempts until one succeeds, one fails for good (not retryable) or the retries are used up, waiting the
+ * backoff (or the server's Retry-After) between them. Throws `ModelProviderError` with the attempts made.
+ */
+async function withRetries<T>(post: RetriedPost, once: (policy: RetryPolicy, attempt: number) => Promise<Outcome<T>>): Promise<{ answer: T; attempts: number }> {
   const policy = { ...DEFAULT_RETRY_POLICY, ...post.options?.policy };
   for (let attempt = 1; ; attempt++) {
-    const outcome = await streamOnce(post, policy, attempt);
+    const outcome = await once(policy, attempt);
     if (outcome.ok) return { answer: outcome.answer, attempts: attempt };
     if (!outcome.retryable || attempt > policy.maxRetries) {
       const after = attempt > 1 ? ` (after ${attempt} attempts)` : "";
@@ -118,6 +130,85 @@ export async function postStream<T>(post: StreamPost<T>): Promise<{ answer: T; a
     const delayMs = backoffDelay(attempt, outcome.retryAfterMs, policy);
     post.options?.onRetry?.({ attempt, delayMs, status: outcome.status, code: outcome.code });
     await sleep(delayMs, post.signal);
+  }
+}
+
+/** One POST whose answer is a single JSON body (an API that does not stream, such as `/v1/embeddings`). */
+export type JsonPost<T> = {
+  providerId: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Sent as JSON. */
+  body: unknown;
+  /** The API key, redacted from every error message. */
+  secret: string;
+  signal?: AbortSignal;
+  options?: HttpOptions;
+  /**
+   * Reads a 2xx answer's parsed JSON into the answer; throws `StreamFailure` when it is not one (a non-retryable
+   * failure fails the call at once, with the attempts made).
+   */
+  parse: (json: unknown) => T;
+};
+
+/**
+ * POSTs `body` as JSON and reads a JSON answer, under the same policy as `postStream`: a failure before the answer
+ * is read whole (no connection, a timeout, 408/409/429/5xx, a body that breaks off) is retried with backoff,
+ * honouring `Retry-After`; other 4xx fail at once; a 2xx body that is not JSON, or that `parse` refuses, fails with
+ * provider-bad-response. The timeout covers the wait for the headers and then for the whole body. Throws
+ * `ModelProviderError`; rejects with the signal's reason as soon as the caller aborts.
+ */
+export async function postJson<T>(post: JsonPost<T>): Promise<{ answer: T; attempts: number }> {
+  return withRetries(post, (policy) => jsonOnce(post, policy));
+}
+
+/** One attempt of a JSON post, with its own controller for the caller's abort and the timeout. */
+async function jsonOnce<T>(post: JsonPost<T>, policy: RetryPolicy): Promise<Outcome<T>> {
+  post.signal?.throwIfAborted();
+  const controller = new AbortController();
+  let isSilent = false;
+  const timer = setTimeout(() => {
+    isSilent = true;
+    controller.abort(new DOMException(`no answer for ${policy.timeoutMs} ms`, "TimeoutError"));
+  }, policy.timeoutMs);
+  const onAbort = () => controller.abort(post.signal?.reason);
+  post.signal?.addEventListener("abort", onAbort, { once: true });
+  const { providerId } = post;
+  try {
+    let response: Response;
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json", ...post.headers };
+      response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: controller.signal, redirect: "manual" });
+    } catch (error) {
+      if (post.signal?.aborted) throw post.signal.reason;
+      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
+      return { ok: false, code: "provider-unavailable", message: `${providerId}: ${why}`, retryable: true };
+    }
+    const { status } = response;
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (post.signal?.aborted) throw post.signal.reason;
+      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `broke off (${networkCause(error)})`;
+      return { ok: false, code: "provider-unavailable", message: `${providerId}: HTTP ${status}, and then the answer ${why}`, status, retryable: true };
+    }
+    if (!isSuccess(status)) return { ok: false, ...failureOf(providerId, response, text) };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { ok: false, code: "provider-bad-response", message: `${providerId}: HTTP ${status} with a body that is not JSON${summarizeBody(text)}`, status, retryable: false };
+    }
+    try {
+      return { ok: true, answer: post.parse(json) };
+    } catch (error) {
+      if (!(error instanceof StreamFailure)) throw error;
+      return { ok: false, code: error.code, message: `${providerId}: ${error.message}`, status, retryable: error.retryable };
+    }
+  } finally {
+    clearTimeout(timer);
+    post.signal?.removeEventListener("abort", onAbort);
   }
 }
 
