@@ -11,6 +11,9 @@ export const EMBEDDING = "embedding";
 /** The built-in deterministic embedding provider's id (and its one model's name). */
 export const DEV_EMBED_ID = "dev-embed";
 
+/** The length of every `dev-embed` vector. */
+export const DEV_EMBED_DIMENSIONS = 256;
+
 /** One embedding call: `inputs` are embedded in order (a provider batches them as its API allows). */
 export type EmbeddingRequest = {
   model: string;

@@ -16,8 +16,11 @@ import { PROVIDER_ID_PATTERN, type ModelInfo } from "@/lib/models/registry";
 import { getValidator, isObject } from "@/lib/tools/json-schema";
 import { addressCategory, defaultResolver, isMetadataHostName, type AddressCategory, type Destination, type HostResolver, type ResolvedAddress } from "@/lib/tools/network-policy";
 
-/** The kinds a tenant can configure (the dev kinds are built in). */
-export const TENANT_PROVIDER_KINDS = ["openai-compatible", "anthropic"] as const;
+/**
+ * The kinds a tenant can configure (the dev kinds are built in): two model wire formats and one embeddings wire
+ * format, whose provider serves the capability kind `embedding` (lib/models/embedding.ts).
+ */
+export const TENANT_PROVIDER_KINDS = ["openai-compatible", "anthropic", "openai-compatible-embeddings"] as const;
 export type TenantProviderKind = (typeof TENANT_PROVIDER_KINDS)[number];
 
 /** Model features the router understands: the capability schema's feature names, plus `json-output`. */
@@ -38,6 +41,9 @@ const MODEL_FEATURES = [
   "batch",
 ] as const;
 
+/** The longest vector an embedding model may declare. */
+const MAX_DIMENSIONS = 65_536;
+
 /** At most this many models per provider. */
 const MAX_PROVIDER_MODELS = 50;
 
@@ -51,9 +57,13 @@ export const tenantProviderBodySchema = {
     id: {
       type: "string",
       pattern: PROVIDER_ID_PATTERN,
-      description: "Lower-case letters, digits, `.`, `_` and `-`, at most 63, starting with a letter or digit. Not `dev-echo`, `scripted`, `openai` or `anthropic`.",
+      description: "Lower-case letters, digits, `.`, `_` and `-`, at most 63, starting with a letter or digit. Not `dev-echo`, `scripted`, `openai`, `anthropic`, `dev-embed` or `openai-embeddings`.",
     },
-    kind: { enum: TENANT_PROVIDER_KINDS, description: "The wire format: OpenAI Chat Completions (OpenAI, Ollama, vLLM, LM Studio…) or Anthropic Messages." },
+    kind: {
+      enum: TENANT_PROVIDER_KINDS,
+      description:
+        "The wire format: OpenAI Chat Completions (OpenAI, Ollama, vLLM, LM Studio…) or Anthropic Messages — model providers, serving capability kind `llm-inference` — or OpenAI embeddings (`POST {baseUrl}/embeddings`, the same servers), an embedding provider serving capability kind `embedding` (the memory store's vectors).",
+    },
     baseUrl: {
       type: "string",
       minLength: 1,
@@ -85,6 +95,13 @@ export const tenantProviderBodySchema = {
           features: { type: "array", maxItems: MODEL_FEATURES.length, uniqueItems: true, items: { enum: MODEL_FEATURES } },
           inputUsdPerMTok: { type: "number", minimum: 0, maximum: 1000000, description: "USD per million input tokens." },
           outputUsdPerMTok: { type: "number", minimum: 0, maximum: 1000000, description: "USD per million output tokens." },
+          dimensions: {
+            type: "integer",
+            minimum: 1,
+            maximum: MAX_DIMENSIONS,
+            description:
+              "Embedding models only (kind `openai-compatible-embeddings`): the length of its vectors. Sent as the request's `dimensions` (OpenAI's text-embedding-3 models shorten their vectors to it) and checked against every answer. Omit it for a server that refuses the parameter; the length is then whatever the model answers.",
+          },
         },
       },
     },
@@ -114,6 +131,11 @@ export function validateTenantProviderConfig(body: unknown, options: { allowPriv
       if (problem) issues.push({ path: "/baseUrl", message: problem });
     }
     if (Array.isArray(body.models)) issues.push(...duplicateModelNames(body.models));
+    if (Array.isArray(body.models) && body.kind !== "openai-compatible-embeddings") {
+      body.models.forEach((model, index) => {
+        if (isObject(model) && model.dimensions !== undefined) issues.push({ path: `/models/${index}/dimensions`, message: 'only an embedding model (kind "openai-compatible-embeddings") has dimensions' });
+      });
+    }
   }
   if (issues.length > 0) return { ok: false, issues };
   const valid = body as Omit<TenantProviderConfig, "models" | "projectIds"> & { models: Array<Omit<ModelInfo, "features"> & { features?: string[] }>; projectIds?: string[] };

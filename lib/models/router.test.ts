@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { listProviders, type ProviderDescriptor } from "./registry";
-import { routeCapability, type RoutableDefinition } from "./router";
+import { capabilityWarnings, defaultEmbeddingRoute, routeCapability, routeEmbedding, type RoutableDefinition } from "./router";
 
 const withKeys = { OPENAI_API_KEY: "sk-test-openai", ANTHROPIC_API_KEY: "sk-ant-test", OPENAI_MODELS: "gpt-4o-mini,gpt-4o", KINDGI_DEV_PROVIDERS: "1" };
 const agent = (overrides: Partial<RoutableDefinition> = {}): RoutableDefinition => ({ capabilities: [{}], tools: [], ...overrides });
@@ -72,8 +72,10 @@ describe("routeCapability", () => {
     const vision = routeCapability(agent({ capabilities: [{ needs: [{ feature: "vision" }] }] }), listProviders(withKeys));
     expect(vision).toMatchObject({ error: "no-provider" });
     expect((vision as { message: string }).message).toMatch(/dev-echo: model "dev-echo" lacks feature "vision"/);
-    const gpu = routeCapability(agent({ capabilities: [{ kind: "gpu-compute", needs: [{ feature: "tool-use" }] }] }), listProviders(withKeys));
-    expect(gpu).toEqual({ error: "no-provider", message: expect.stringContaining('no provider serves capability kind "gpu-compute"'), capability: 0 });
+    // A kind nobody serves does not fail the turn's route (the turn does not need it): it is a warning.
+    const gpuAgent = agent({ capabilities: [{ kind: "gpu-compute", needs: [{ feature: "tool-use" }] }] });
+    expect(routeCapability(gpuAgent, listProviders(withKeys))).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+    expect(capabilityWarnings(gpuAgent, listProviders(withKeys))).toEqual([{ path: "/capabilities/0", message: expect.stringContaining('no provider serves capability kind "gpu-compute"') }]);
     expect(routeCapability(agent({ capabilities: [{ needs: [{ region: "eu-only" }] }] }), listProviders({}))).toMatchObject({ error: "no-provider" });
   });
 
@@ -108,20 +110,91 @@ describe("routeCapability", () => {
     expect(routeCapability(both, providers)).toMatchObject({ providerId: "openai", model: "gpt-4o" });
     // tool-use is an LLM feature: it is not asked of the embedding entry.
     expect(routeCapability(agent({ tools: [tool], capabilities: [{}, { kind: "embedding" }] }), providers)).toMatchObject({ providerId: "openai" });
-    // An entry after the first that no provider serves fails the route at its index.
-    const gpu = routeCapability(agent({ capabilities: [{}, { kind: "gpu-compute" }] }), providers);
-    expect(gpu).toEqual({ error: "no-provider", capability: 1, message: expect.stringMatching(/^\/capabilities\/1: no provider serves capability kind "gpu-compute"/) });
-    const unmet = routeCapability(agent({ capabilities: [{}, { kind: "embedding", needs: [{ feature: "vision" }] }] }), providers);
-    expect(unmet).toEqual({ error: "no-provider", capability: 1, message: expect.stringContaining('model "embed-1" lacks feature "vision"') });
+    // An entry of another kind that no provider serves does not fail the route; it is a warning at its index.
+    const gpu = agent({ capabilities: [{}, { kind: "gpu-compute" }] });
+    expect(routeCapability(gpu, providers)).toMatchObject({ providerId: "openai" });
+    expect(capabilityWarnings(gpu, providers)).toEqual([{ path: "/capabilities/1", message: expect.stringMatching(/^no provider serves capability kind "gpu-compute"/) }]);
+    const unmet = agent({ capabilities: [{}, { kind: "embedding", needs: [{ feature: "vision" }] }] });
+    expect(routeCapability(unmet, providers)).toMatchObject({ providerId: "openai" });
+    expect(capabilityWarnings(unmet, providers)).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('model "embed-1" lacks feature "vision"') }]);
+    expect(routeEmbedding(unmet, providers)).toEqual({ error: "no-provider", capability: 1, message: expect.stringContaining('model "embed-1" lacks feature "vision"') });
+    // A second llm-inference entry none can serve still fails the route, at its index.
     const secondLlm = routeCapability(agent({ capabilities: [{}, { needs: [{ feature: "teleport" }] }] }), providers);
     expect(secondLlm).toMatchObject({ error: "no-provider", capability: 1 });
-    // Without an llm-inference entry, the first entry's route is the decision.
-    expect(routeCapability(agent({ capabilities: [{ kind: "embedding" }] }), providers)).toMatchObject({ providerId: "embedder", model: "embed-1" });
+    expect(capabilityWarnings(agent({ capabilities: [{}, { needs: [{ feature: "teleport" }] }] }), providers)).toEqual([]);
+    // Without an llm-inference entry, the turn's model is the default route of a bare one (tools ask for tool-use).
+    expect(routeCapability(agent({ tools: [tool], capabilities: [{ kind: "embedding" }] }), providers)).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+    const noModel = routeCapability(agent({ capabilities: [{ kind: "embedding" }] }), [embedder]);
+    expect(noModel).toMatchObject({ error: "no-provider", capability: 0 });
   });
 
   it("is deterministic: the same inputs give the same answer", () => {
     const providers = listProviders(withKeys);
     const definition = agent({ tools: [tool], preferredProvider: "anthropic" });
     expect(routeCapability(definition, providers)).toEqual(routeCapability(definition, providers));
+  });
+});
+
+describe("routeEmbedding and defaultEmbeddingRoute", () => {
+  const embedder = (id: string, models: string[], routing: ProviderDescriptor["routing"] = "normal"): ProviderDescriptor => ({
+    id,
+    kind: "openai-compatible-embeddings",
+    capabilityKind: "embedding",
+    models: models.map((name) => ({ name, features: [] })),
+    source: "tenant",
+    dev: false,
+    routing,
+  });
+
+  it("serves embedding with dev-embed when no other embedding provider is configured, as dev-echo serves llm-inference", () => {
+    const providers = listProviders({ ANTHROPIC_API_KEY: "k" });
+    const route = defaultEmbeddingRoute(providers);
+    expect(route).toMatchObject({ providerId: "dev-embed", model: "dev-embed" });
+    expect((route as { reason: string }).reason).toContain('"dev-embed" is the fallback');
+    expect(routeEmbedding(agent(), providers)).toEqual(route);
+    expect(routeEmbedding(agent({ capabilities: [{}, { kind: "embedding" }] }), providers)).toMatchObject({ providerId: "dev-embed" });
+  });
+
+  it("prefers the first normal embedding provider: the environment's OpenAI, or a tenant's before it", () => {
+    expect(defaultEmbeddingRoute(listProviders(withKeys))).toMatchObject({ providerId: "openai-embeddings", model: "text-embedding-3-small" });
+    const providers = [embedder("ollama-embed", ["nomic-embed-text"]), ...listProviders(withKeys)];
+    expect(defaultEmbeddingRoute(providers)).toMatchObject({ providerId: "ollama-embed", model: "nomic-embed-text" });
+    // The turn's model is not affected by embedding providers.
+    expect(routeCapability(agent(), providers)).toMatchObject({ providerId: "openai", model: "gpt-4o-mini" });
+  });
+
+  it("routes the agent's first embedding entry with its needs and prefer weights", () => {
+    const providers = [embedder("a", ["a-small"]), embedder("b", ["b-large", "b-small"]), ...listProviders({})];
+    expect(routeEmbedding(agent({ capabilities: [{}, { kind: "embedding", needs: [{ providers: { allow: ["b"] } }] }] }), providers)).toMatchObject({ providerId: "b", model: "b-large" });
+    expect(routeEmbedding(agent({ capabilities: [{ kind: "embedding", needs: [{ models: { allow: ["b-small"] } }] }, { kind: "embedding" }] }), providers)).toMatchObject({ providerId: "b", model: "b-small" });
+    // dev-embed only when nothing else fits; a need nothing meets fails the embedding route only, at its index.
+    expect(routeEmbedding(agent({ capabilities: [{ kind: "embedding", needs: [{ providers: { deny: ["a", "b"] } }] }] }), providers)).toMatchObject({ providerId: "dev-embed" });
+    expect(routeEmbedding(agent({ capabilities: [{}, { kind: "embedding", needs: [{ region: "eu" }] }] }), providers)).toMatchObject({ error: "no-provider", capability: 1 });
+  });
+
+  it("honours preferredProvider and preferredModel where they name an embedding provider or model, and ignores them silently otherwise", () => {
+    const providers = [embedder("a", ["a-small"]), embedder("b", ["b-large", "b-small"]), ...listProviders(withKeys)];
+    const byProvider = routeEmbedding(agent({ preferredProvider: "b" }), providers);
+    expect(byProvider).toMatchObject({ providerId: "b", model: "b-large" });
+    expect((byProvider as { reason: string }).reason).toContain('preferred provider "b"');
+    expect(routeEmbedding(agent({ preferredProvider: "b", preferredModel: "b-small" }), providers)).toMatchObject({ providerId: "b", model: "b-small" });
+    expect(routeEmbedding(agent({ preferredModel: "b-small" }), providers)).toMatchObject({ providerId: "b", model: "b-small" });
+    expect(routeEmbedding(agent({ preferredProvider: "dev-embed" }), providers)).toMatchObject({ providerId: "dev-embed" });
+    // The usual case: the preferences name the turn's model, which the embedding route does not mention.
+    const llm = routeEmbedding(agent({ preferredProvider: "anthropic", preferredModel: "claude-sonnet-4-5" }), providers);
+    expect(llm).toMatchObject({ providerId: "a", model: "a-small" });
+    expect((llm as { reason: string }).reason).toBe('"a" is the first provider that satisfies the capability');
+    // And the turn's route is not sent to an embedding provider by them.
+    expect(routeCapability(agent({ preferredProvider: "b" }), providers)).toMatchObject({ providerId: "openai" });
+  });
+
+  it("reports a missing embedding provider without failing the turn", () => {
+    const noEmbedding = listProviders({}).filter((provider) => provider.capabilityKind !== "embedding");
+    const definition = agent({ capabilities: [{}, { kind: "embedding" }] });
+    expect(routeCapability(definition, noEmbedding)).toMatchObject({ providerId: "dev-echo" });
+    expect(capabilityWarnings(definition, noEmbedding)).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('no provider serves capability kind "embedding"') }]);
+    expect(routeEmbedding(definition, noEmbedding)).toMatchObject({ error: "no-provider", capability: 1 });
+    expect(defaultEmbeddingRoute(noEmbedding)).toMatchObject({ error: "no-provider", capability: null });
+    expect(capabilityWarnings(definition, listProviders({}))).toEqual([]);
   });
 });

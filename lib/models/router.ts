@@ -1,16 +1,20 @@
 /**
  * The capability router: which provider and model serve an agent.
  *
- * Every entry of the agent's `capabilities` is matched by its kind (default `llm-inference`) and its hard
- * requirements (`needs`; `tool-use` is added to an `llm-inference` entry when the agent has tools): an entry no
- * provider can serve fails the route, naming the entry. The decision is that of the first `llm-inference` entry
- * (else the first entry): the model the turn calls. For one entry, the (provider, model) pairs that satisfy it are kept.
- * Among those: the agent's `preferredProvider` (+ `preferredModel`) when it fits — a soft hint, ignored with a
- * reason when it does not; otherwise normal providers in registry order (highest `prefer` score first), then
- * the `dev-echo` fallback. A provider with routing `explicit` (scripted) is a candidate only when the agent
- * names it. Pure: no I/O, deterministic for the same inputs.
+ * Capability entries are matched by their kind (default `llm-inference`) and their hard requirements (`needs`;
+ * `tool-use` is added to an `llm-inference` entry when the agent has tools). The turn needs a model, so
+ * `routeCapability` routes every `llm-inference` entry — one no provider can serve fails the route, naming the
+ * entry — and answers with the decision of the first (an agent without one gets the default route of a bare
+ * `llm-inference` entry). An entry of another kind never fails that route: it fails only the calls that need it
+ * (`routeEmbedding` for `embedding`), and `capabilityWarnings` reports the ones no provider can serve, for
+ * validation and registration to warn at their pointer. For one entry, the (provider, model) pairs that satisfy it
+ * are kept. Among those: the agent's `preferredProvider` (+ `preferredModel`) when it fits — a soft hint, ignored
+ * with a reason when it does not; otherwise normal providers in registry order (highest `prefer` score first), then
+ * the kind's fallback (`dev-echo`, `dev-embed`). A provider with routing `explicit` (scripted) is a candidate only
+ * when the agent names it. Pure: no I/O, deterministic for the same inputs.
  */
 import type { AgentDefinition, Capability } from "@/lib/agents/validate-agent";
+import { EMBEDDING } from "@/lib/models/embedding";
 import { LLM_INFERENCE, type ModelInfo, type ProviderDescriptor } from "@/lib/models/registry";
 
 export type RouteDecision = { providerId: string; model: string; reason: string };
@@ -127,21 +131,88 @@ type Candidate = { provider: ProviderDescriptor; model: ModelInfo; providerIndex
 const kindOf = (capability: Capability): string => (typeof capability.kind === "string" ? capability.kind : LLM_INFERENCE);
 
 /**
- * Matches every capability entry of the agent and answers with the provider and model for its first
- * `llm-inference` entry (else its first entry), or explains which entry none can serve and why.
+ * Matches every `llm-inference` capability entry of the agent and answers with the provider and model for the first
+ * (the model the turn calls), or explains which entry none can serve and why. An agent without an `llm-inference`
+ * entry is routed as if it had a bare one (`{}`; a failure then names entry 0). Entries of other kinds are not
+ * matched here: see `capabilityWarnings` and `routeEmbedding`.
  * `preferredProvider`/`preferredModel` win when they satisfy the capability; `dev-echo` (routing `fallback`)
  * serves only when nothing else fits.
  */
 export function routeCapability(definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): RouteResult {
-  const entries: Capability[] = Array.isArray(definition.capabilities) && definition.capabilities.length > 0 ? definition.capabilities.map((entry) => (isRecord(entry) ? entry : {})) : [{}];
-  const routes = entries.map((capability) => routeOne(capability, definition, providers));
+  const entries = entriesOf(definition);
+  const llm = entries.flatMap((capability, index) => (kindOf(capability) === LLM_INFERENCE ? [index] : []));
+  if (llm.length === 0) {
+    const route = routeOne({}, definition, providers);
+    return "error" in route ? { ...route, capability: 0 } : route;
+  }
+  const routes = llm.map((index) => routeOne(entries[index], definition, providers));
   const failed = routes.findIndex((route) => "error" in route);
   if (failed >= 0) {
     const { message } = routes[failed] as Omit<RouteFailure, "capability">;
-    return { error: "no-provider", message: entries.length > 1 ? `/capabilities/${failed}: ${message}` : message, capability: failed };
+    const index = llm[failed];
+    return { error: "no-provider", message: entries.length > 1 ? `/capabilities/${index}: ${message}` : message, capability: index };
   }
-  const primary = entries.findIndex((capability) => kindOf(capability) === LLM_INFERENCE);
-  return routes[primary < 0 ? 0 : primary] as RouteDecision;
+  return routes[0] as RouteDecision;
+}
+
+/** What validation and registration warn about: a capability entry no provider here can serve, at its JSON pointer. */
+export type CapabilityWarning = { path: string; message: string };
+
+/**
+ * One warning per capability entry of a kind other than `llm-inference` that no provider can serve (no provider of
+ * its kind, or none satisfying its needs), at `/capabilities/<index>`. Such an entry fails a turn only if the turn
+ * needs it; `llm-inference` entries are not reported here (`routeCapability` fails for them).
+ */
+export function capabilityWarnings(definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): CapabilityWarning[] {
+  return entriesOf(definition).flatMap((capability, index) => {
+    if (kindOf(capability) === LLM_INFERENCE) return [];
+    const route = routeOne(capability, kindDefinition(definition, kindOf(capability), providers), providers);
+    return "error" in route ? [{ path: `/capabilities/${index}`, message: route.message }] : [];
+  });
+}
+
+/** An embedding route's failure: `capability` is the index of the agent's `embedding` entry, or null for the default route. */
+export type EmbeddingRouteFailure = { error: "no-provider"; message: string; capability: number | null };
+export type EmbeddingRouteResult = RouteDecision | EmbeddingRouteFailure;
+
+/**
+ * The embedding provider and model for an agent: the decision for its first `embedding` capability entry (needs and
+ * prefer honoured; `preferredProvider`/`preferredModel` when they name an embedding provider or model, ignored
+ * silently when they name a model provider's), or — when it has none — the route of a bare `{kind: "embedding"}`
+ * (the same preferences honoured; else the first normal embedding provider, else `dev-embed`).
+ */
+export function routeEmbedding(definition: RoutableDefinition, providers: readonly ProviderDescriptor[]): EmbeddingRouteResult {
+  const entries = entriesOf(definition);
+  const index = entries.findIndex((capability) => kindOf(capability) === EMBEDDING);
+  const route = routeOne(index < 0 ? { kind: EMBEDDING } : entries[index], kindDefinition(definition, EMBEDDING, providers), providers);
+  return "error" in route ? { ...route, capability: index < 0 ? null : index } : route;
+}
+
+/**
+ * The embedding route of a project with no agent in sight (the memory store embedding a fact): a bare
+ * `{kind: "embedding"}` among `providers` (e.g. `providersForProject(tenantId, projectId)`) — the first normal
+ * embedding provider and its first model, else `dev-embed`.
+ */
+export function defaultEmbeddingRoute(providers: readonly ProviderDescriptor[]): EmbeddingRouteResult {
+  const route = routeOne({ kind: EMBEDDING }, { capabilities: [], tools: [] }, providers);
+  return "error" in route ? { ...route, capability: null } : route;
+}
+
+/** The agent's capability entries (objects only), or one bare `llm-inference` entry when it lists none. */
+function entriesOf(definition: RoutableDefinition): Capability[] {
+  return Array.isArray(definition.capabilities) && definition.capabilities.length > 0 ? definition.capabilities.map((entry) => (isRecord(entry) ? entry : {})) : [{}];
+}
+
+/**
+ * The definition as an entry of `kind` other than llm-inference sees it: `preferredProvider`/`preferredModel` kept
+ * only when they name a provider of that kind or a model one offers (they usually name the turn's model).
+ */
+function kindDefinition(definition: RoutableDefinition, kind: string, providers: readonly ProviderDescriptor[]): RoutableDefinition {
+  const ofKind = providers.filter((provider) => provider.capabilityKind === kind);
+  const { preferredProvider, preferredModel } = definition;
+  const namesProvider = preferredProvider !== undefined && ofKind.some((provider) => provider.id === preferredProvider);
+  const namesModel = preferredModel !== undefined && ofKind.some((provider) => (!namesProvider || provider.id === preferredProvider) && provider.models.some((model) => model.name === preferredModel));
+  return { capabilities: definition.capabilities, tools: definition.tools, preferredProvider: namesProvider ? preferredProvider : undefined, preferredModel: namesModel ? preferredModel : undefined };
 }
 
 /** The provider and model for one capability entry, or why none can serve it. */
@@ -204,4 +275,4 @@ function decide(candidate: Candidate, reason: string): RouteDecision {
 }
 
 /** Whether a route result is a decision. */
-export const isRouted = (result: RouteResult): result is RouteDecision => !("error" in result);
+export const isRouted = (result: RouteResult | EmbeddingRouteResult): result is RouteDecision => !("error" in result);

@@ -4,15 +4,18 @@
  *
  * A tenant provider's API key stays in the tenant's secrets: the row holds the secret's name, and the value is
  * resolved on every model call, kept in memory for that call only, never stored, logged or returned.
+ * Embedding providers (capability kind `embedding`) are listed with the model providers and built for a call by
+ * `instantiateEmbeddingProvider`, under the same rules.
  */
 import { getDb, type DbTx } from "@/lib/db";
 import { AppError, isAppError, notFound } from "@/lib/errors";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
+import type { EmbeddingProvider, EmbeddingRequest, EmbeddingResponse } from "@/lib/models/embedding";
 import { ModelProviderError, type ModelProvider, type ModelRequest, type ModelResponse } from "@/lib/models/provider";
 import { allowsPrivateProviderUrls, checkProviderDestination, validateTenantProviderConfig, type TenantProviderKind } from "@/lib/models/provider-config";
-import { createModelProvider } from "@/lib/models/providers";
+import { createEmbeddingProvider, createModelProvider } from "@/lib/models/providers";
 import { isRecord } from "@/lib/models/providers/shared";
-import { describeProvider, LLM_INFERENCE, listProviders, RESERVED_PROVIDER_IDS, type ModelInfo, type ProviderDescriptor, type ProviderView } from "@/lib/models/registry";
+import { capabilityKindOf, describeProvider, listProviders, RESERVED_PROVIDER_IDS, type ModelInfo, type ProviderDescriptor, type ProviderView } from "@/lib/models/registry";
 import { type Actor, actorSeesProvider, authorizeTenantWide, providerServesProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { resolveSecretValue } from "@/lib/services/secrets";
@@ -40,12 +43,14 @@ function storedModels(json: unknown): ModelInfo[] {
     const contextTokens = finite(model.contextTokens);
     const inputUsdPerMTok = finite(model.inputUsdPerMTok);
     const outputUsdPerMTok = finite(model.outputUsdPerMTok);
+    const dimensions = finite(model.dimensions);
     return [{
       name: model.name,
       ...(contextTokens !== undefined && { contextTokens }),
       features: Array.isArray(model.features) ? model.features.filter((feature): feature is string => typeof feature === "string") : [],
       ...(inputUsdPerMTok !== undefined && { inputUsdPerMTok }),
       ...(outputUsdPerMTok !== undefined && { outputUsdPerMTok }),
+      ...(dimensions !== undefined && { dimensions }),
     }];
   });
 }
@@ -54,7 +59,7 @@ function tenantDescriptor(row: TenantProviderRow): ProviderDescriptor {
   return {
     id: row.providerId,
     kind: row.kind as TenantProviderKind,
-    capabilityKind: LLM_INFERENCE,
+    capabilityKind: capabilityKindOf(row.kind as TenantProviderKind),
     models: storedModels(row.models),
     source: "tenant",
     dev: false,
@@ -66,10 +71,11 @@ function tenantDescriptor(row: TenantProviderRow): ProviderDescriptor {
 }
 
 function tenantProviderView(row: TenantProviderRow): TenantProviderView {
-  const { id, kind, models } = tenantDescriptor(row);
+  const { id, kind, capabilityKind, models } = tenantDescriptor(row);
   return {
     id,
     kind,
+    capabilityKind,
     source: "tenant",
     baseUrl: row.baseUrl,
     apiKeySecret: row.apiKeySecret,
@@ -132,7 +138,38 @@ export async function instantiateProvider(tenantId: string, descriptor: Provider
     case "anthropic":
       if (descriptor.source === "tenant") return tenantProvider(tenantId, descriptor, descriptor.kind, options);
       return createModelProvider({ kind: descriptor.kind, ...httpConfig(descriptor), apiKey: environmentKey(descriptor) });
+    case "dev-embed":
+    case "openai-compatible-embeddings":
+      throw servesOtherKind(descriptor, "a model provider");
   }
+}
+
+/**
+ * The embedding provider a call embeds through for `descriptor` (one of `providersForProject(tenantId, projectId)`
+ * with capability kind `embedding`, e.g. the one `routeEmbedding` or `defaultEmbeddingRoute` chose), under the
+ * rules of {@link instantiateProvider}: `dev-embed` is built in, no key; an environment provider's key is read from
+ * `process.env[descriptor.apiKeyEnv]` now (missing: `provider-auth-failed`); a tenant provider's destination is
+ * checked (DNS-pinned; loopback and private addresses only with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1) and its key
+ * resolved from the tenant's secret on every `embed` call, before any HTTP attempt (attempts 0 when that fails).
+ * A model provider's descriptor is refused (`provider-request-failed`).
+ */
+export async function instantiateEmbeddingProvider(tenantId: string, descriptor: ProviderDescriptor, options: { lookup?: HostResolver } = {}): Promise<EmbeddingProvider> {
+  switch (descriptor.kind) {
+    case "dev-embed":
+      return createEmbeddingProvider({ kind: "dev-embed" });
+    case "openai-compatible-embeddings":
+      if (descriptor.source === "tenant") return tenantEmbeddingProvider(tenantId, descriptor, options);
+      return createEmbeddingProvider({ kind: descriptor.kind, ...httpConfig(descriptor), apiKey: environmentKey(descriptor) });
+    case "dev-echo":
+    case "scripted":
+    case "openai-compatible":
+    case "anthropic":
+      throw servesOtherKind(descriptor, "an embedding provider");
+  }
+}
+
+function servesOtherKind(descriptor: ProviderDescriptor, wanted: string): ModelProviderError {
+  return new ModelProviderError("provider-request-failed", `${descriptor.id} (kind ${descriptor.kind}) serves capability kind "${descriptor.capabilityKind}"; it is not ${wanted}`, { attempts: 0 });
 }
 
 function httpConfig(descriptor: ProviderDescriptor) {
@@ -149,23 +186,48 @@ function environmentKey(descriptor: ProviderDescriptor): string {
 const providerAgents = new AgentPool();
 
 /** A tenant provider: destination check and key resolution on every call, then the kind's provider for that call only. */
-function tenantProvider(tenantId: string, descriptor: ProviderDescriptor, kind: TenantProviderKind, options: { lookup?: HostResolver }): ModelProvider {
-  const { baseUrl, apiKeySecret } = descriptor;
-  if (baseUrl === undefined || apiKeySecret === undefined) throw new Error(`tenant provider ${descriptor.id} has no baseUrl or apiKeySecret`);
-  const url = new URL(baseUrl);
+function tenantProvider(tenantId: string, descriptor: ProviderDescriptor, kind: "openai-compatible" | "anthropic", options: { lookup?: HostResolver }): ModelProvider {
+  const connect = tenantConnection(tenantId, descriptor, options);
   return {
     id: descriptor.id,
     kind,
     async complete(request: ModelRequest): Promise<ModelResponse> {
-      const destination = await checkProviderDestination(descriptor.id, url, { allowPrivateUrls: allowsPrivateProviderUrls(), lookup: options.lookup });
-      const apiKey = await tenantKey(tenantId, descriptor.id, apiKeySecret);
-      // Every attempt of this call (retries too) connects to the address just checked: no second DNS answer.
-      const pinned = pinnedFetch(async (target) => {
-        if (target.origin !== url.origin) throw new TypeError(`fetch failed: ${target.origin} is not this provider's origin`);
-        return destination;
-      }, providerAgents);
-      return createModelProvider({ kind, ...httpConfig(descriptor), apiKey, http: { fetch: pinned.fetch } }).complete(request);
+      const { apiKey, fetch } = await connect();
+      return createModelProvider({ kind, ...httpConfig(descriptor), apiKey, http: { fetch } }).complete(request);
     },
+  };
+}
+
+/** A tenant embedding provider: destination check and key resolution on every call, as {@link tenantProvider}. */
+function tenantEmbeddingProvider(tenantId: string, descriptor: ProviderDescriptor, options: { lookup?: HostResolver }): EmbeddingProvider {
+  const connect = tenantConnection(tenantId, descriptor, options);
+  return {
+    id: descriptor.id,
+    kind: "openai-compatible-embeddings",
+    async embed(request: EmbeddingRequest): Promise<EmbeddingResponse> {
+      const { apiKey, fetch } = await connect();
+      return createEmbeddingProvider({ kind: "openai-compatible-embeddings", ...httpConfig(descriptor), apiKey, http: { fetch } }).embed(request);
+    },
+  };
+}
+
+/**
+ * What one call of a tenant provider connects with: its URL's host resolved and every address checked now, a
+ * `fetch` pinned to the checked address, and the key resolved from the tenant's secret now.
+ */
+function tenantConnection(tenantId: string, descriptor: ProviderDescriptor, options: { lookup?: HostResolver }): () => Promise<{ apiKey: string; fetch: typeof fetch }> {
+  const { baseUrl, apiKeySecret } = descriptor;
+  if (baseUrl === undefined || apiKeySecret === undefined) throw new Error(`tenant provider ${descriptor.id} has no baseUrl or apiKeySecret`);
+  const url = new URL(baseUrl);
+  return async () => {
+    const destination = await checkProviderDestination(descriptor.id, url, { allowPrivateUrls: allowsPrivateProviderUrls(), lookup: options.lookup });
+    const apiKey = await tenantKey(tenantId, descriptor.id, apiKeySecret);
+    // Every attempt of this call (retries too) connects to the address just checked: no second DNS answer.
+    const pinned = pinnedFetch(async (target) => {
+      if (target.origin !== url.origin) throw new TypeError(`fetch failed: ${target.origin} is not this provider's origin`);
+      return destination;
+    }, providerAgents);
+    return { apiKey, fetch: pinned.fetch };
   };
 }
 

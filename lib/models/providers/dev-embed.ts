@@ -9,10 +9,9 @@
  * process and every release that keeps `DEV_EMBED_DIMENSIONS` and the features.
  * Usage is estimated at one token per 4 characters.
  */
-import { DEV_EMBED_ID, normalized, type EmbeddingProvider, type EmbeddingRequest, type EmbeddingResponse } from "@/lib/models/embedding";
+import { DEV_EMBED_DIMENSIONS, DEV_EMBED_ID, normalized, type EmbeddingProvider, type EmbeddingRequest, type EmbeddingResponse } from "@/lib/models/embedding";
 
-/** The length of every dev-embed vector. */
-export const DEV_EMBED_DIMENSIONS = 256;
+export { DEV_EMBED_DIMENSIONS } from "@/lib/models/embedding";
 
 /** The warning every dev-embed response carries. */
 export const DEV_EMBED_WARNING = `dev-embed is not a real model: its ${DEV_EMBED_DIMENSIONS}-dimension vectors hash words, word pairs and character trigrams, so similarity is lexical, not semantic`;
