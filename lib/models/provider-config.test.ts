@@ -70,6 +70,24 @@ describe("validateTenantProviderConfig", () => {
     expect(validateTenantProviderConfig(body({ models: many.slice(0, 50) }), strict).ok).toBe(true);
   });
 
+  it("configures an embedding provider: kind openai-compatible-embeddings, models with dimensions (only there)", () => {
+    const embedding = validateTenantProviderConfig(
+      body({ id: "ollama-embed", kind: "openai-compatible-embeddings", baseUrl: "https://embed.example.com/v1", models: [{ name: "nomic-embed-text", dimensions: 768 }, { name: "bge-m3", inputUsdPerMTok: 0.01 }] }),
+      strict,
+    );
+    expect(embedding).toEqual({
+      ok: true,
+      config: expect.objectContaining({ kind: "openai-compatible-embeddings", models: [{ name: "nomic-embed-text", dimensions: 768, features: [] }, { name: "bge-m3", inputUsdPerMTok: 0.01, features: [] }] }),
+    });
+    expect(issuesOf(body({ kind: "openai-compatible-embeddings", models: [{ name: "e", dimensions: 0 }, { name: "f", dimensions: 1.5 }, { name: "g", dimensions: 70_000 }] })).map((issue) => issue.path)).toEqual([
+      "/models/0/dimensions",
+      "/models/1/dimensions",
+      "/models/2/dimensions",
+    ]);
+    const chat = issuesOf(body({ models: [{ name: "gpt-4o", dimensions: 8 }] }));
+    expect(chat).toEqual([{ path: "/models/0/dimensions", message: 'only an embedding model (kind "openai-compatible-embeddings") has dimensions' }]);
+  });
+
   it("takes ids of up to 63 lower-case letters, digits, '.', '_' and '-'", () => {
     for (const id of ["a", "0", "ollama.local_1-x", "a".repeat(63)]) expect(validateTenantProviderConfig(body({ id }), strict).ok).toBe(true);
     for (const id of ["", "-a", ".a", "A", "a b", "a/b", "a".repeat(64), "é"]) expect(issuesOf(body({ id })).map((issue) => issue.path)).toEqual(["/id"]);

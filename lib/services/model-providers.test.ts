@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelProviderError, type ModelRequest } from "@/lib/models/provider";
+import { startEmbeddingsServer, wireEmbedding } from "@/lib/models/providers/testing/embeddings-wire-server";
 import { startWireServer, type WireServer } from "@/lib/models/providers/testing/wire-server";
+import { EMBEDDING, DEV_EMBED_DIMENSIONS } from "@/lib/models/embedding";
 import { LLM_INFERENCE, listProviders, type ProviderDescriptor } from "@/lib/models/registry";
-import { instantiateProvider } from "@/lib/services/model-providers";
+import { instantiateEmbeddingProvider, instantiateProvider } from "@/lib/services/model-providers";
 
 // A tenant provider's secret is resolved from the database after its destination check; tests/providers.integration.test.ts
 // covers that path with a real secret. Here: the dev kinds, environment keys, and refusals that happen before any database access.
@@ -114,5 +116,54 @@ describe("instantiateProvider: a tenant provider's destination is checked on eve
     const lookup = async () => [{ address: "169.254.169.254", family: 4 as const }];
     const provider = await instantiateProvider(TENANT, tenantDescriptor("https://llm.acme.test/v1"), { lookup });
     expect((await failure(provider.complete(ask("acme-large")))).message).toContain("169.254.169.254 (an address of llm.acme.test) is a cloud metadata address, which a provider URL may never use");
+  });
+});
+
+describe("instantiateEmbeddingProvider", () => {
+  it("builds dev-embed without a key", async () => {
+    const devEmbed = listProviders({}).find((provider) => provider.id === "dev-embed")!;
+    const provider = await instantiateEmbeddingProvider(TENANT, devEmbed);
+    expect(provider).toMatchObject({ id: "dev-embed", kind: "dev-embed" });
+    expect(await provider.embed({ model: "dev-embed", inputs: ["hello"] })).toMatchObject({ dimensions: DEV_EMBED_DIMENSIONS, attempts: 0, costUsd: 0 });
+  });
+
+  it("sends the environment's OpenAI key to its embeddings endpoint, priced per model", async () => {
+    const key = "sk-env-openai-EMBED-1234567890";
+    process.env.OPENAI_API_KEY = key;
+    const embeddings = await startEmbeddingsServer({ apiKey: key, dimensions: 1536 });
+    try {
+      const descriptor = listProviders({ OPENAI_API_KEY: key, OPENAI_BASE_URL: embeddings.baseUrl }).find((provider) => provider.id === "openai-embeddings")!;
+      const provider = await instantiateEmbeddingProvider(TENANT, descriptor);
+      expect(provider).toMatchObject({ id: "openai-embeddings", kind: "openai-compatible-embeddings" });
+      const answer = await provider.embed({ model: "text-embedding-3-small", inputs: ["abcdefgh"] });
+      expect(answer).toMatchObject({ dimensions: 1536, usage: { inputTokens: 2 }, costUsd: (2 * 0.02) / 1_000_000, attempts: 1, warnings: [] });
+      expect(answer.vectors[0]).toEqual(wireEmbedding("abcdefgh", 1536));
+      expect(embeddings.requests[0].body).toEqual({ model: "text-embedding-3-small", input: ["abcdefgh"], encoding_format: "float", dimensions: 1536 });
+      delete process.env.OPENAI_API_KEY;
+      expect(await failure(instantiateEmbeddingProvider(TENANT, descriptor))).toMatchObject({ code: "provider-auth-failed", attempts: 0, message: "openai-embeddings: OPENAI_API_KEY is not set" });
+    } finally {
+      await embeddings.close();
+    }
+  });
+
+  it("checks a tenant embedding provider's destination on every call, before its key is read", async () => {
+    delete process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS;
+    const descriptor: ProviderDescriptor = { ...tenantDescriptor(`${server.url}/v1`), id: "acme-embed", kind: "openai-compatible-embeddings", capabilityKind: EMBEDDING, models: [{ name: "nomic-embed-text", features: [], dimensions: 768 }] };
+    const provider = await instantiateEmbeddingProvider(TENANT, descriptor);
+    expect(provider).toMatchObject({ id: "acme-embed", kind: "openai-compatible-embeddings" });
+    const error = await failure(provider.embed({ model: "nomic-embed-text", inputs: ["a"] }));
+    expect(error).toMatchObject({ code: "provider-request-failed", attempts: 0 });
+    expect(error.message).toContain("127.0.0.1 is a loopback address");
+    process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS = "1";
+    const lookup = async () => [{ address: "169.254.169.254", family: 4 as const }];
+    const metadata = await instantiateEmbeddingProvider(TENANT, { ...descriptor, baseUrl: "https://embed.acme.test/v1" }, { lookup });
+    expect((await failure(metadata.embed({ model: "nomic-embed-text", inputs: ["a"] }))).message).toContain("is a cloud metadata address");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("refuses a model provider's descriptor, and instantiateProvider an embedding provider's", async () => {
+    const [devEcho, devEmbed] = listProviders({});
+    expect(await failure(instantiateEmbeddingProvider(TENANT, devEcho))).toMatchObject({ code: "provider-request-failed", message: 'dev-echo (kind dev-echo) serves capability kind "llm-inference"; it is not an embedding provider' });
+    expect(await failure(instantiateProvider(TENANT, devEmbed))).toMatchObject({ code: "provider-request-failed", message: 'dev-embed (kind dev-embed) serves capability kind "embedding"; it is not a model provider' });
   });
 });
