@@ -561,30 +561,36 @@ describe("POST /v1/agents/validate", () => {
     expect(response.body.resolution).toEqual([{ index: 0, id: "x.tool", range: "not a range", version: null, available: [] }]);
   });
 
-  it("reports an agent no provider can serve at /capabilities/0", async () => {
+  it("reports an agent whose model no provider can serve at /capabilities/0; a kind nobody serves is a warning", async () => {
     const tenant = await newTenant();
-    const gpu = await validate(tenant, agentDefinition({ capabilities: [{ kind: "gpu-compute" }] }));
-    expect(gpu.body.valid).toBe(false);
-    expect(gpu.body.routing).toEqual({ error: "no-provider", capability: 0, message: expect.stringContaining('no provider serves capability kind "gpu-compute"') });
-    expect(gpu.body.issues).toEqual([{ path: "/capabilities/0", message: gpu.body.routing.message }]);
     const vision = await validate(tenant, agentDefinition({ capabilities: [{ needs: [{ feature: "vision" }] }] }));
     expect(vision.body.valid).toBe(false);
-    expect(vision.body.issues[0]).toEqual({ path: "/capabilities/0", message: expect.stringContaining('lacks feature "vision"') });
-    // Registration accepts it (providers are deployment configuration) and warns.
-    const created = await register(tenant, agentDefinition({ capabilities: [{ kind: "gpu-compute" }] }));
-    expect(created.status).toBe(201);
-    expect(paths(created.body.warnings)).toEqual(["/capabilities/0"]);
+    expect(vision.body.routing).toEqual({ error: "no-provider", capability: 0, message: expect.stringContaining('lacks feature "vision"') });
+    expect(vision.body.issues).toEqual([{ path: "/capabilities/0", message: vision.body.routing.message }]);
+    // A kind no provider serves fails a turn only if the turn needs it: the turn's model is routed as usual.
+    const gpu = await validate(tenant, agentDefinition({ capabilities: [{ kind: "gpu-compute" }] }));
+    expect(gpu.body).toMatchObject({ valid: true, issues: [], routing: { providerId: "dev-echo" } });
+    expect(gpu.body.warnings).toEqual([{ path: "/capabilities/0", message: expect.stringContaining('no provider serves capability kind "gpu-compute"') }]);
+    // Registration accepts both (providers are deployment configuration) and warns.
+    for (const capabilities of [[{ kind: "gpu-compute" }], [{ needs: [{ feature: "vision" }] }]]) {
+      const created = await register(tenant, agentDefinition({ capabilities }));
+      expect(created.status).toBe(201);
+      expect(paths(created.body.warnings)).toEqual(["/capabilities/0"]);
+    }
   });
 
   it("matches every capability entry by its kind, not only the first: an unservable later entry is reported at its index", async () => {
     const tenant = await newTenant();
     const gpu = await validate(tenant, agentDefinition({ capabilities: [{}, { kind: "gpu-compute" }] }));
-    expect(gpu.body).toMatchObject({ valid: false, routing: { error: "no-provider", capability: 1 } });
-    expect(gpu.body.issues).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('/capabilities/1: no provider serves capability kind "gpu-compute"') }]);
+    expect(gpu.body).toMatchObject({ valid: true, issues: [], routing: { providerId: "dev-echo" } });
+    expect(gpu.body.warnings).toEqual([{ path: "/capabilities/1", message: expect.stringMatching(/^no provider serves capability kind "gpu-compute"/) }]);
     const unmet = await validate(tenant, agentDefinition({ capabilities: [{ kind: "llm-inference" }, { needs: [{ feature: "vision" }] }] }));
-    expect(unmet.body.issues).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('lacks feature "vision"') }]);
-    const fine = await validate(tenant, agentDefinition({ capabilities: [{}, { kind: "llm-inference" }] }));
-    expect(fine.body).toMatchObject({ valid: true, issues: [], routing: { providerId: "dev-echo" } });
+    expect(unmet.body).toMatchObject({ valid: false, routing: { error: "no-provider", capability: 1 } });
+    expect(unmet.body.issues).toEqual([{ path: "/capabilities/1", message: expect.stringContaining('/capabilities/1: no provider can serve') }]);
+    expect(unmet.body.issues[0].message).toContain('lacks feature "vision"');
+    // dev-embed serves embedding: an embedding entry is neither an issue nor a warning.
+    const fine = await validate(tenant, agentDefinition({ capabilities: [{}, { kind: "llm-inference" }, { kind: "embedding" }] }));
+    expect(fine.body).toMatchObject({ valid: true, issues: [], warnings: [], routing: { providerId: "dev-echo" } });
     const created = await register(tenant, agentDefinition({ capabilities: [{}, { kind: "gpu-compute" }] }));
     expect(created.status).toBe(201);
     expect(paths(created.body.warnings)).toEqual(["/capabilities/1"]);

@@ -8,7 +8,9 @@ import { ModelProviderError, type ModelRequest } from "@/lib/models/provider";
 import { startWireServer, type WireServer } from "@/lib/models/providers/testing/wire-server";
 import type { Actor } from "@/lib/services/actor";
 import { createTenant } from "@/lib/services/create-tenant";
-import { deleteModelProvider, instantiateProvider, providersForProject, registerModelProvider } from "@/lib/services/model-providers";
+import { deleteModelProvider, instantiateEmbeddingProvider, instantiateProvider, providersForProject, registerModelProvider } from "@/lib/services/model-providers";
+import { defaultEmbeddingRoute, isRouted, routeCapability } from "@/lib/models/router";
+import { startEmbeddingsServer, wireEmbedding } from "@/lib/models/providers/testing/embeddings-wire-server";
 import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
 import type { AgentDefinition } from "@/lib/agents/validate-agent";
 import { deleteSecret, putSecret } from "@/lib/services/secrets";
@@ -16,17 +18,18 @@ import { call, expectError, kindgi, newTenant } from "./helpers/api";
 import { freshPostgresDatabase, newOperatorToken, startServer } from "./helpers/server";
 
 describe("GET /v1/providers", () => {
-  it("lists scripted and dev-echo (the test server has KINDGI_DEV_PROVIDERS=1), dev-echo last", async () => {
+  it("lists scripted, dev-echo and dev-embed (the test server has KINDGI_DEV_PROVIDERS=1), the dev fallbacks last", async () => {
     const tenant = await newTenant();
     const response = await call("GET", "/v1/providers", { key: tenant.key });
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     const ids = response.body.data.map((provider: { id: string }) => provider.id);
-    expect(ids.slice(-2)).toEqual(["scripted", "dev-echo"]);
+    expect(ids.slice(-3)).toEqual(["scripted", "dev-echo", "dev-embed"]);
     expect(response.body.hasMore).toBe(false);
     const byId = Object.fromEntries(response.body.data.map((provider: { id: string }) => [provider.id, provider]));
-    expect(byId["dev-echo"]).toEqual({ id: "dev-echo", kind: "dev-echo", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
-    expect(byId.scripted).toEqual({ id: "scripted", kind: "scripted", source: "built-in", models: [{ name: "scripted", features: ["tool-use", "json-output"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(byId["dev-echo"]).toEqual({ id: "dev-echo", kind: "dev-echo", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(byId.scripted).toEqual({ id: "scripted", kind: "scripted", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "scripted", features: ["tool-use", "json-output"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(byId["dev-embed"]).toEqual({ id: "dev-embed", kind: "dev-embed", capabilityKind: "embedding", source: "built-in", models: [{ name: "dev-embed", features: [], dimensions: 256, inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
   });
 
   it("paginates with limit and cursor; refuses unknown query parameters; needs a key", async () => {
@@ -60,8 +63,10 @@ describe("GET /v1/providers", () => {
       expect(response.status).toBe(200);
       expect(response.body.data.map((p: { id: string; kind: string; source: string }) => [p.id, p.kind, p.source])).toEqual([
         ["openai", "openai-compatible", "environment"],
+        ["openai-embeddings", "openai-compatible-embeddings", "environment"],
         ["anthropic", "anthropic", "environment"],
         ["dev-echo", "dev-echo", "built-in"],
+        ["dev-embed", "dev-embed", "built-in"],
       ]);
       expect(response.body.data[0].models).toEqual([
         { name: "gpt-4o-mini", contextTokens: 128000, features: ["tool-use", "json-output"], inputUsdPerMTok: 0.15, outputUsdPerMTok: 0.6 },
@@ -160,7 +165,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       ["scripted", "built-in"],
       ["dev-echo", "built-in"],
     ]);
-    expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", projectIds: null, models: created.body.models });
+    expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", capabilityKind: "llm-inference", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", projectIds: null, models: created.body.models });
     expect(list.body.data[3]).not.toHaveProperty("baseUrl");
     const paged = (await call("GET", "/v1/providers?limit=1", { key: tenant.key })).body;
     expect(paged).toMatchObject({ data: [{ id: "local-llm" }], hasMore: true });
@@ -176,11 +181,11 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expect(deleted.body).toEqual({ id: "local-llm", deleted: true });
     expectError(await call("GET", "/v1/providers/local-llm", { key: tenant.key }), 404, "not-found");
     expectError(await call("DELETE", "/v1/providers/local-llm", { key: tenant.key }), 404, "not-found");
-    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "scripted", "dev-echo", "dev-embed"]);
     // The secret stays, and the id can be configured again.
     expect((await call("GET", "/v1/secrets", { key: tenant.key })).body.data.map((s: { name: string }) => s.name)).toEqual(["llm.key"]);
     expect((await call("POST", "/v1/providers", { key: tenant.key, body: providerBody() })).status).toBe(201);
-    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "local-llm", "scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "local-llm", "scripted", "dev-echo", "dev-embed"]);
   });
 
   it("replays POST and DELETE with the same Idempotency-Key", async () => {
@@ -197,7 +202,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     const removedAgain = await call("DELETE", "/v1/providers/local-llm", { key: tenant.key, headers: { "Idempotency-Key": "delete-1" } });
     expect([removed.status, removedAgain.status]).toEqual([200, 200]);
     expect(removedAgain.headers.get("x-idempotent-replay")).toBe("true");
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
   });
 
   it("409 for a built-in or environment id and for an id the tenant has; 404 for a secret the tenant does not have", async () => {
@@ -212,7 +217,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "gone", value: canary() } });
     await call("DELETE", "/v1/secrets/gone", { key: tenant.key });
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: "third", apiKeySecret: "gone" }) }), 404, "secret-not-found");
-    expect(await listIds(tenant.key)).toEqual(["local-llm", "scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["local-llm", "scripted", "dev-echo", "dev-embed"]);
     expect((await call("GET", "/v1/providers/local-llm", { key: tenant.key })).body.baseUrl).toBe("http://127.0.0.1:11434/v1");
     for (const id of ["dev-echo", "scripted", "openai", "anthropic", "second", "unknown"]) {
       expectError(await call("GET", `/v1/providers/${id}`, { key: tenant.key }), 404, "not-found");
@@ -251,7 +256,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: { ...providerBody(), apiKey: "sk-inline" } }), 400, "unknown-field");
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: [providerBody()] }), 400, "bad-input");
     expectError(await call("POST", "/v1/providers", { key: tenant.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "bad-input");
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
   });
 
   it("refuses cloud metadata and link-local addresses even though this server allows private ones", async () => {
@@ -261,7 +266,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       const error = expectError(await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: `m${index}`, baseUrl }) }), 400, "validation-failed");
       expect(error.details.issues).toEqual([{ path: "/baseUrl", message: expect.stringMatching(/may never/) }]);
     }
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
     // Loopback and private addresses pass here: the test server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1.
     for (const [index, baseUrl] of ["http://127.0.0.1:11434/v1", "http://localhost:1234/v1", "http://10.0.0.8/v1", "http://192.168.1.20:8000/v1", "http://[::1]:9000/v1"].entries()) {
       expect((await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: `p${index}`, baseUrl }) })).status).toBe(201);
@@ -278,7 +283,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       expectError(await call("POST", "/v1/providers", { key, body: providerBody({ id: `by-${role}` }) }), 403, "permission-denied");
       expectError(await call("DELETE", "/v1/providers/local-llm", { key }), 403, "permission-denied");
       expect((await call("GET", "/v1/providers/local-llm", { key })).body).toMatchObject({ id: "local-llm", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key" });
-      expect(await listIds(key)).toEqual(["local-llm", "scripted", "dev-echo"]);
+      expect(await listIds(key)).toEqual(["local-llm", "scripted", "dev-echo", "dev-embed"]);
     }
     expectError(await call("POST", "/v1/providers", { body: providerBody() }), 401, "auth-missing");
   });
@@ -289,7 +294,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expect((await call("POST", "/v1/providers", { key: owner.key, body: providerBody() })).status).toBe(201);
     expectError(await call("GET", "/v1/providers/local-llm", { key: stranger.key }), 404, "not-found");
     expectError(await call("DELETE", "/v1/providers/local-llm", { key: stranger.key }), 404, "not-found");
-    expect(await listIds(stranger.key)).toEqual(["scripted", "dev-echo"]);
+    expect(await listIds(stranger.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
     const routed = await call("POST", "/v1/agents/validate", { key: stranger.key, body: agentDraft({ preferredProvider: "local-llm" }) });
     expect(routed.body.routing).toMatchObject({ providerId: "dev-echo" });
     expect(routed.body.routing.reason).toContain('preferred provider "local-llm" is not configured');
@@ -387,7 +392,7 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     await putSecret(actor, { name: "wire.key", value: firstKey });
     await registerModelProvider(actor, { id: "wire", kind: "openai-compatible", baseUrl: `${wire.url}/v1`, apiKeySecret: "wire.key", models: [{ name: "wire-model", features: ["tool-use"], inputUsdPerMTok: 1, outputUsdPerMTok: 2 }] });
     const providers = await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv);
-    expect(providers.map((p) => [p.id, p.source])).toEqual([["wire", "tenant"], ["dev-echo", "built-in"]]);
+    expect(providers.map((p) => [p.id, p.source])).toEqual([["wire", "tenant"], ["dev-echo", "built-in"], ["dev-embed", "built-in"]]);
     expect(JSON.stringify(providers)).not.toContain(firstKey);
 
     const provider = await instantiateProvider(actor.tenantId, providers[0]);
@@ -464,5 +469,39 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     expect(wire.requests.slice(sent).map((request) => request.headers.host)).toEqual([`pinned-provider.test:${new URL(wire.url).port}`, `pinned-provider.test:${new URL(wire.url).port}`]);
     // One check a call, each through the resolver given (the system resolver would not know the name).
     expect(asked).toEqual(["pinned-provider.test", "pinned-provider.test"]);
+  });
+
+  it("a tenant embedding provider (kind openai-compatible-embeddings) becomes the project's default embedding route and embeds with the secret's key", async () => {
+    process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS = "1";
+    const actor = await adminOf();
+    const key = canary();
+    const embeddings = await startEmbeddingsServer({ apiKey: key, maxBatch: 2 });
+    try {
+      expect(defaultEmbeddingRoute(await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv))).toMatchObject({ providerId: "dev-embed", model: "dev-embed" });
+      await putSecret(actor, { name: "embed.key", value: key });
+      const view = await registerModelProvider(actor, { id: "local-embed", kind: "openai-compatible-embeddings", baseUrl: embeddings.baseUrl, apiKeySecret: "embed.key", models: [{ name: "nomic-embed-text", dimensions: 6, inputUsdPerMTok: 1 }] });
+      expect(view).toMatchObject({ id: "local-embed", kind: "openai-compatible-embeddings", capabilityKind: "embedding", models: [{ name: "nomic-embed-text", dimensions: 6, inputUsdPerMTok: 1, features: [] }] });
+      const providers = await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv);
+      const route = defaultEmbeddingRoute(providers);
+      expect(route).toMatchObject({ providerId: "local-embed", model: "nomic-embed-text" });
+      // The turn's model is not routed to it.
+      expect(routeCapability({ capabilities: [{}, { kind: "embedding" }], tools: [] }, providers)).toMatchObject({ providerId: "dev-echo" });
+
+      const descriptor = providers.find((provider) => isRouted(route) && provider.id === route.providerId)!;
+      const provider = await instantiateEmbeddingProvider(actor.tenantId, descriptor);
+      const inputs = ["the invoice is overdue", "billing moved to email", "customer prefers phone"];
+      const answer = await provider.embed({ model: "nomic-embed-text", inputs });
+      expect(answer).toMatchObject({ dimensions: 6, attempts: 2, model: "nomic-embed-text" });
+      expect(answer.vectors).toEqual(inputs.map((text) => wireEmbedding(text, 6)));
+      expect(answer.costUsd).toBeGreaterThan(0);
+      expect(embeddings.requests.map((request) => [request.headers.authorization, request.inputs?.length])).toEqual([[`Bearer ${key}`, 2], [`Bearer ${key}`, 1]]);
+
+      delete process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS;
+      const refused = await failure(provider.embed({ model: "nomic-embed-text", inputs: ["x"] }));
+      expect(refused).toMatchObject({ code: "provider-request-failed", attempts: 0 });
+      expect(embeddings.requests).toHaveLength(2);
+    } finally {
+      await embeddings.close();
+    }
   });
 });

@@ -267,10 +267,16 @@ describe("tool errors", () => {
     }
   });
 
-  it("an agent whose second capability no provider serves fails the turn with no-provider", async () => {
+  it("an agent whose second capability is of a kind no provider serves still runs: the turn does not need it", async () => {
     const agent = await registerAgent(tenant, { capabilities: [{ kind: "llm-inference" }, { kind: "gpu-compute" }] });
+    const run = await runTurn(tenant, agent, script({ text: "served" }));
+    expect(run).toMatchObject({ status: "completed", output: "served" });
+  });
+
+  it("an agent whose second llm-inference capability no provider serves fails the turn with no-provider", async () => {
+    const agent = await registerAgent(tenant, { capabilities: [{ kind: "llm-inference" }, { needs: [{ feature: "vision" }] }] });
     const run = await runTurn(tenant, agent, script({ text: "never" }));
-    expect(run).toMatchObject({ status: "failed", failure: { code: "no-provider", message: expect.stringContaining('/capabilities/1: no provider serves capability kind "gpu-compute"') } });
+    expect(run).toMatchObject({ status: "failed", failure: { code: "no-provider", message: expect.stringContaining("/capabilities/1: no provider can serve") } });
   });
 });
 

@@ -5,7 +5,7 @@ import { AppError, type Issue } from "@/lib/errors";
 import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";
 import { renderPreview } from "@/lib/agents/parameters";
 import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
-import { isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
+import { capabilityWarnings, isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, uninvocableToolWarnings, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
@@ -63,16 +63,23 @@ const definitionOf = (row: CatalogVersionRow): AgentDefinition => JSON.parse(row
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** The routing verdict as an issue (or warning) at the capability entry no provider serves, or none when the agent can be served. */
+/** The routing verdict as an issue (or warning) at the `llm-inference` capability entry no provider serves, or none when the turn's model can be routed. */
 function routingIssues(routing: RouteResult): Issue[] {
   return isRouted(routing) ? [] : [{ path: `/capabilities/${routing.capability}`, message: routing.message }];
+}
+
+/** At registration, the routing verdicts are warnings: the model's (`routingIssues`) and each other capability entry's no provider serves. */
+async function routingWarnings(agent: AgentDefinition, tenantId: string, projectId: string): Promise<Issue[]> {
+  const providers = await providersForProject(tenantId, projectId);
+  return [...routingIssues(routeCapability(agent, providers)), ...capabilityWarnings(agent, providers)];
 }
 
 /**
  * Registers an agent version (POST /v1/agents): validates the definition against Agent 1.3.0 and the rules
  * beyond it, stores it exactly as sent (without `projectId`), and answers with the validation warnings plus one
  * warning per tool range that resolves to nothing today, one per range that resolves to a tool this server cannot
- * invoke, and one when no configured provider can serve it.
+ * invoke, one when no configured provider can serve its model, and one per capability entry of another kind (e.g.
+ * `embedding`) that no provider serves.
  */
 export async function registerAgent(actor: Actor, body: Record<string, unknown>): Promise<{ agentId: string; version: string; warnings: Issue[] }> {
   const { projectId, ...definition } = body;
@@ -91,7 +98,7 @@ export async function registerAgent(actor: Actor, body: Record<string, unknown>)
   });
   const scope = { tenantId: actor.tenantId, projectId: row.projectId };
   const references = await resolveReferences(scope, agent.tools);
-  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...(await uninvocableToolWarnings(scope, references)), ...routingIssues(routeCapability(agent, await providersForProject(actor.tenantId, row.projectId)))];
+  const warnings = [...result.warnings, ...unresolvedWarnings(references), ...(await uninvocableToolWarnings(scope, references)), ...(await routingWarnings(agent, actor.tenantId, row.projectId))];
   return { agentId: row.entryId, version: row.version, warnings };
 }
 
@@ -218,7 +225,8 @@ export type AgentDryRun = {
  * Validates a definition without registering it (POST /v1/agents/validate): every schema and rule problem, the
  * resolution of each tool range in the project (given, else the caller's default; unresolvable ones are
  * warnings), and whether one of the tenant's providers (its own, the environment's, the built-in ones) can serve
- * the agent (if none can, an issue at `/capabilities/0`).
+ * the agent's model (if none can, an issue at the `llm-inference` entry, e.g. `/capabilities/0`); a capability entry
+ * of another kind no provider serves is a warning at its pointer (it fails a turn only if the turn needs it).
  */
 export async function validateAgentDraft(actor: Actor, body: Record<string, unknown>): Promise<AgentDryRun> {
   const { projectId: requestedProject, ...definition } = body;
@@ -226,18 +234,18 @@ export async function validateAgentDraft(actor: Actor, body: Record<string, unkn
   const result = validateAgentDefinition(definition);
   const { refs, indexes } = wellFormedReferences(definition.tools);
   const references = await resolveReferences({ tenantId: actor.tenantId, projectId }, refs);
-  const routing = routeCapability(
-    {
-      capabilities: Array.isArray(definition.capabilities) ? (definition.capabilities as AgentDefinition["capabilities"]) : [],
-      tools: refs,
-      preferredProvider: typeof definition.preferredProvider === "string" ? definition.preferredProvider : undefined,
-      preferredModel: typeof definition.preferredModel === "string" ? definition.preferredModel : undefined,
-    },
-    await providersForProject(actor.tenantId, projectId),
-  );
+  const routable = {
+    capabilities: Array.isArray(definition.capabilities) ? (definition.capabilities as AgentDefinition["capabilities"]) : [],
+    tools: refs,
+    preferredProvider: typeof definition.preferredProvider === "string" ? definition.preferredProvider : undefined,
+    preferredModel: typeof definition.preferredModel === "string" ? definition.preferredModel : undefined,
+  };
+  const providers = await providersForProject(actor.tenantId, projectId);
+  const routing = routeCapability(routable, providers);
   const issues = [...(result.ok ? [] : result.issues), ...routingIssues(routing)];
   const warnings = [
     ...result.warnings,
+    ...capabilityWarnings(routable, providers),
     ...unresolvedWarnings(references, indexes),
     ...(await uninvocableToolWarnings({ tenantId: actor.tenantId, projectId }, references, indexes)),
     ...(await registrationWarnings(actor, definition, projectId)),

@@ -105,7 +105,7 @@ const routingSchema = {
       required: ["providerId", "model", "reason"],
       properties: { providerId: { type: "string" }, model: { type: "string" }, reason: { type: "string", description: "Why this provider and model (and whether preferredProvider/preferredModel were honoured)." } },
     },
-    { type: "object", required: ["error", "message", "capability"], properties: { error: { const: "no-provider" }, message: { type: "string", description: "What no provider has." }, capability: { type: "integer", minimum: 0, description: "Index in `capabilities` of the entry no provider can serve (every entry is matched by its kind)." } } },
+    { type: "object", required: ["error", "message", "capability"], properties: { error: { const: "no-provider" }, message: { type: "string", description: "What no provider has." }, capability: { type: "integer", minimum: 0, description: "Index in `capabilities` of the `llm-inference` entry no provider can serve (0 when the agent has none: the turn's model is then routed as a bare `llm-inference` entry)." } } },
   ],
 } as const;
 
@@ -116,7 +116,7 @@ export const registerAgentOperation = defineOperation({
   tag: "Agents",
   summary: "Register an agent version",
   description:
-    "Body is an agent definition (Agent 1.3.0 plus `parallelToolCalls`) plus `projectId`. Validated with validateAgentDefinition: the schema, reserved and duplicate parameter names, defaults of the declared type, npm semver tool ranges, output.schema compiling as Draft 2020-12, every Liquid variable declared. A tool range that resolves to no active version today is accepted and listed in `warnings` at `/tools/<i>/version` (a run would fail with tool-version-unresolvable); one that resolves to a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is listed at `/tools/<i>`.",
+    "Body is an agent definition (Agent 1.3.0 plus `parallelToolCalls`) plus `projectId`. Validated with validateAgentDefinition: the schema, reserved and duplicate parameter names, defaults of the declared type, npm semver tool ranges, output.schema compiling as Draft 2020-12, every Liquid variable declared. A tool range that resolves to no active version today is accepted and listed in `warnings` at `/tools/<i>/version` (a run would fail with tool-version-unresolvable); one that resolves to a tool this server cannot invoke (an MCP tool, a pack handler, a tool with neither `spec` nor handler) is listed at `/tools/<i>`. A capability entry no configured provider can serve is listed at `/capabilities/<i>`: for an `llm-inference` entry its runs would fail with no-provider; for another kind (e.g. `embedding`) only the calls that need it fail.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: registerAgentBodySchema },
@@ -156,7 +156,7 @@ export const dryRunAgentOperation = defineOperation({
   tag: "Agents",
   summary: "Validate an agent definition without registering it (dry run)",
   description:
-    "Answers 200 with every problem (`issues`) and warning (including a tool range that resolves to a tool this server cannot invoke, at `/tools/<i>`), what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve one of the agent's capabilities (an issue at that entry, e.g. `/capabilities/1`: every entry is matched by its kind).",
+    "Answers 200 with every problem (`issues`) and warning (including a tool range that resolves to a tool this server cannot invoke, at `/tools/<i>`), what each tool range resolves to now, and which provider and model would serve the agent. `valid` is false when there is an issue, including when no configured provider can serve one of the agent's `llm-inference` capabilities (an issue at that entry, e.g. `/capabilities/1`), the model the turn needs. A capability entry of another kind (e.g. `embedding`) that no provider serves is a warning at its entry: it fails a turn only if the turn needs it.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: validateAgentBodySchema },

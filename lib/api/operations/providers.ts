@@ -13,18 +13,25 @@ const modelSchema = {
     features: { type: "array", items: { type: "string" } },
     inputUsdPerMTok: { type: "number" },
     outputUsdPerMTok: { type: "number" },
+    dimensions: { type: "integer", description: "An embedding model's vector length, when declared (checked against every answer)." },
   },
 } as const;
 
-const kinds = ["dev-echo", "scripted", "openai-compatible", "anthropic"] as const;
+const kinds = ["dev-echo", "scripted", "openai-compatible", "anthropic", "dev-embed", "openai-compatible-embeddings"] as const;
+
+const capabilityKind = {
+  type: "string",
+  description: "The capability kind it serves: `llm-inference` (a model provider) or `embedding` (an embedding provider: `dev-embed`, `openai-compatible-embeddings`).",
+} as const;
 
 /** A provider in the list: a tenant's own add their URL and their key's secret name. */
 const providerSummary = {
   type: "object",
-  required: ["id", "kind", "models", "source"],
+  required: ["id", "kind", "capabilityKind", "models", "source"],
   properties: {
     id: { type: "string" },
     kind: { enum: kinds },
+    capabilityKind,
     models: { type: "array", items: modelSchema },
     source: { enum: ["tenant", "environment", "built-in"] },
     baseUrl: { type: "string", description: "Only for the tenant's own providers." },
@@ -36,10 +43,11 @@ const providerSummary = {
 /** One of the tenant's own providers. */
 const tenantProvider = {
   type: "object",
-  required: ["id", "kind", "source", "baseUrl", "apiKeySecret", "projectIds", "models", "createdBy", "createdAt", "updatedAt"],
+  required: ["id", "kind", "capabilityKind", "source", "baseUrl", "apiKeySecret", "projectIds", "models", "createdBy", "createdAt", "updatedAt"],
   properties: {
     id: { type: "string" },
     kind: { enum: TENANT_PROVIDER_KINDS },
+    capabilityKind,
     source: { const: "tenant" },
     baseUrl: { type: "string" },
     apiKeySecret: { type: "string", description: "The name of the secret holding the key (never the key)." },
@@ -56,9 +64,9 @@ export const listProvidersOperation = defineOperation({
   method: "GET",
   path: "/v1/providers",
   tag: "Providers",
-  summary: "List the model providers the tenant's agents are routed to, in routing order",
+  summary: "List the model and embedding providers the tenant's agents are routed to, in routing order",
   description:
-    "The tenant's own providers (POST /v1/providers, oldest first), then `openai` and `anthropic` when their API key is set in the environment, then `scripted` when KINDGI_DEV_PROVIDERS=1, then `dev-echo`, always there (the fallback). Keys are never shown; URLs only for the tenant's own providers. A tenant provider limited to projects (`projectIds`) is listed for a `projectId` filter, or a key narrowed to a project, only when it serves that project.",
+    "The tenant's own providers (POST /v1/providers, oldest first), then `openai` and `openai-embeddings` (its embedding models: OPENAI_EMBEDDING_MODELS, default `text-embedding-3-small`; `none` for none) when OPENAI_API_KEY is set in the environment, `anthropic` when ANTHROPIC_API_KEY is, then `scripted` when KINDGI_DEV_PROVIDERS=1, then `dev-echo` and `dev-embed`, always there (the fallbacks for `llm-inference` and `embedding`: deterministic, not real models). `capabilityKind` says which capability each serves; the router matches it against an agent's capability entries. Keys are never shown; URLs only for the tenant's own providers. A tenant provider limited to projects (`projectIds`) is listed for a `projectId` filter, or a key narrowed to a project, only when it serves that project.",
   auth: "key",
   query: { ...pageQuery, projectId: { ...uuid, description: "Only the providers this project's runs may be routed to." } },
   responses: { 200: { description: "A page of providers.", schema: pageOf(providerSummary) } },
@@ -70,9 +78,9 @@ export const registerProviderOperation = defineOperation({
   method: "POST",
   path: "/v1/providers",
   tag: "Providers",
-  summary: "Configure a model provider for the tenant (tenant admins)",
+  summary: "Configure a model or embedding provider for the tenant (tenant admins)",
   description:
-    "An OpenAI-compatible or Anthropic endpoint whose API key is a stored secret (named by `apiKeySecret`, resolved on every call, never shown). Every problem of the body is reported in `details.issues` (400 validation-failed). The id may not be `dev-echo`, `scripted`, `openai`, `anthropic` or one of the tenant's (409 provider-already-registered); the secret must exist (404 secret-not-found). `baseUrl` must be an absolute http(s) URL without credentials, query or fragment; cloud metadata hosts and link-local, unspecified, multicast, reserved and carrier-grade NAT addresses are always refused, loopback and private addresses unless the server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1. A literal IP is checked here; a host name is resolved and checked on every call.",
+    "An OpenAI-compatible or Anthropic endpoint (kind `openai-compatible`, `anthropic`: a model provider), or an OpenAI-compatible embeddings endpoint (kind `openai-compatible-embeddings`: `POST {baseUrl}/embeddings`, an embedding provider serving capability kind `embedding`, whose models may declare `dimensions`), whose API key is a stored secret (named by `apiKeySecret`, resolved on every call, never shown). Every problem of the body is reported in `details.issues` (400 validation-failed). The id may not be `dev-echo`, `scripted`, `openai`, `anthropic`, `dev-embed`, `openai-embeddings` or one of the tenant's (409 provider-already-registered); the secret must exist (404 secret-not-found). `baseUrl` must be an absolute http(s) URL without credentials, query or fragment; cloud metadata hosts and link-local, unspecified, multicast, reserved and carrier-grade NAT addresses are always refused, loopback and private addresses unless the server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1. A literal IP is checked here; a host name is resolved and checked on every call.",
   auth: "key",
   idempotent: true,
   body: { validation: "top-level", schema: tenantProviderBodySchema },
