@@ -97,8 +97,10 @@ describe("GET /v1/providers", () => {
       expect(listed.body.data.map((p: { id: string; source: string }) => [p.id, p.source])).toEqual([
         ["local", "tenant"],
         ["openai", "environment"],
+        ["openai-embeddings", "environment"],
         ["anthropic", "environment"],
         ["dev-echo", "built-in"],
+        ["dev-embed", "built-in"],
       ]);
       for (const secret of [...Object.values(secrets), "SECRET", "10.9.8.7"]) expect(listed.text).not.toContain(secret);
     } finally {
@@ -141,6 +143,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expect(created.body).toEqual({
       id: "local-llm",
       kind: "openai-compatible",
+      capabilityKind: "llm-inference",
       source: "tenant",
       baseUrl: "http://127.0.0.1:11434/v1",
       apiKeySecret: "llm.key",
@@ -164,6 +167,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       ["b.anthropic", "tenant"],
       ["scripted", "built-in"],
       ["dev-echo", "built-in"],
+      ["dev-embed", "built-in"],
     ]);
     expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", capabilityKind: "llm-inference", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", projectIds: null, models: created.body.models });
     expect(list.body.data[3]).not.toHaveProperty("baseUrl");
@@ -475,7 +479,7 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS = "1";
     const actor = await adminOf();
     const key = canary();
-    const embeddings = await startEmbeddingsServer({ apiKey: key, maxBatch: 2 });
+    const embeddings = await startEmbeddingsServer({ apiKey: key, faults: { 1: { status: 429, headers: { "retry-after": "0" } } } });
     try {
       expect(defaultEmbeddingRoute(await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv))).toMatchObject({ providerId: "dev-embed", model: "dev-embed" });
       await putSecret(actor, { name: "embed.key", value: key });
@@ -491,10 +495,11 @@ describe("instantiateProvider for a tenant provider (in this process, against it
       const provider = await instantiateEmbeddingProvider(actor.tenantId, descriptor);
       const inputs = ["the invoice is overdue", "billing moved to email", "customer prefers phone"];
       const answer = await provider.embed({ model: "nomic-embed-text", inputs });
+      // A 429 first, then the answer (the transport's retries).
       expect(answer).toMatchObject({ dimensions: 6, attempts: 2, model: "nomic-embed-text" });
       expect(answer.vectors).toEqual(inputs.map((text) => wireEmbedding(text, 6)));
       expect(answer.costUsd).toBeGreaterThan(0);
-      expect(embeddings.requests.map((request) => [request.headers.authorization, request.inputs?.length])).toEqual([[`Bearer ${key}`, 2], [`Bearer ${key}`, 1]]);
+      expect(embeddings.requests.map((request) => [request.headers.authorization, request.status, request.inputs?.length])).toEqual([[`Bearer ${key}`, 429, 3], [`Bearer ${key}`, 200, 3]]);
 
       delete process.env.KINDGI_ALLOW_PRIVATE_PROVIDER_URLS;
       const refused = await failure(provider.embed({ model: "nomic-embed-text", inputs: ["x"] }));
