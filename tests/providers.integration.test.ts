@@ -18,13 +18,13 @@ import { call, expectError, kindgi, newTenant } from "./helpers/api";
 import { freshPostgresDatabase, newOperatorToken, startServer } from "./helpers/server";
 
 describe("GET /v1/providers", () => {
-  it("lists scripted, dev-echo and dev-embed (the test server has KINDGI_DEV_PROVIDERS=1), the dev fallbacks last", async () => {
+  it("lists scripted, dev-embed and dev-echo (the test server has KINDGI_DEV_PROVIDERS=1), dev-echo last", async () => {
     const tenant = await newTenant();
     const response = await call("GET", "/v1/providers", { key: tenant.key });
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     const ids = response.body.data.map((provider: { id: string }) => provider.id);
-    expect(ids.slice(-3)).toEqual(["scripted", "dev-echo", "dev-embed"]);
+    expect(ids.slice(-3)).toEqual(["scripted", "dev-embed", "dev-echo"]);
     expect(response.body.hasMore).toBe(false);
     const byId = Object.fromEntries(response.body.data.map((provider: { id: string }) => [provider.id, provider]));
     expect(byId["dev-echo"]).toEqual({ id: "dev-echo", kind: "dev-echo", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
@@ -65,8 +65,8 @@ describe("GET /v1/providers", () => {
         ["openai", "openai-compatible", "environment"],
         ["openai-embeddings", "openai-compatible-embeddings", "environment"],
         ["anthropic", "anthropic", "environment"],
-        ["dev-echo", "dev-echo", "built-in"],
         ["dev-embed", "dev-embed", "built-in"],
+        ["dev-echo", "dev-echo", "built-in"],
       ]);
       expect(response.body.data[0].models).toEqual([
         { name: "gpt-4o-mini", contextTokens: 128000, features: ["tool-use", "json-output"], inputUsdPerMTok: 0.15, outputUsdPerMTok: 0.6 },
@@ -99,8 +99,8 @@ describe("GET /v1/providers", () => {
         ["openai", "environment"],
         ["openai-embeddings", "environment"],
         ["anthropic", "environment"],
-        ["dev-echo", "built-in"],
         ["dev-embed", "built-in"],
+        ["dev-echo", "built-in"],
       ]);
       for (const secret of [...Object.values(secrets), "SECRET", "10.9.8.7"]) expect(listed.text).not.toContain(secret);
     } finally {
@@ -166,8 +166,8 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       ["local-llm", "tenant"],
       ["b.anthropic", "tenant"],
       ["scripted", "built-in"],
-      ["dev-echo", "built-in"],
       ["dev-embed", "built-in"],
+      ["dev-echo", "built-in"],
     ]);
     expect(list.body.data[0]).toEqual({ id: "local-llm", kind: "openai-compatible", capabilityKind: "llm-inference", source: "tenant", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key", projectIds: null, models: created.body.models });
     expect(list.body.data[3]).not.toHaveProperty("baseUrl");
@@ -185,11 +185,11 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expect(deleted.body).toEqual({ id: "local-llm", deleted: true });
     expectError(await call("GET", "/v1/providers/local-llm", { key: tenant.key }), 404, "not-found");
     expectError(await call("DELETE", "/v1/providers/local-llm", { key: tenant.key }), 404, "not-found");
-    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "scripted", "dev-embed", "dev-echo"]);
     // The secret stays, and the id can be configured again.
     expect((await call("GET", "/v1/secrets", { key: tenant.key })).body.data.map((s: { name: string }) => s.name)).toEqual(["llm.key"]);
     expect((await call("POST", "/v1/providers", { key: tenant.key, body: providerBody() })).status).toBe(201);
-    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "local-llm", "scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["b.anthropic", "local-llm", "scripted", "dev-embed", "dev-echo"]);
   });
 
   it("replays POST and DELETE with the same Idempotency-Key", async () => {
@@ -206,7 +206,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     const removedAgain = await call("DELETE", "/v1/providers/local-llm", { key: tenant.key, headers: { "Idempotency-Key": "delete-1" } });
     expect([removed.status, removedAgain.status]).toEqual([200, 200]);
     expect(removedAgain.headers.get("x-idempotent-replay")).toBe("true");
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-embed", "dev-echo"]);
   });
 
   it("409 for a built-in or environment id and for an id the tenant has; 404 for a secret the tenant does not have", async () => {
@@ -221,7 +221,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     await call("POST", "/v1/secrets", { key: tenant.key, body: { name: "gone", value: canary() } });
     await call("DELETE", "/v1/secrets/gone", { key: tenant.key });
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: "third", apiKeySecret: "gone" }) }), 404, "secret-not-found");
-    expect(await listIds(tenant.key)).toEqual(["local-llm", "scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["local-llm", "scripted", "dev-embed", "dev-echo"]);
     expect((await call("GET", "/v1/providers/local-llm", { key: tenant.key })).body.baseUrl).toBe("http://127.0.0.1:11434/v1");
     for (const id of ["dev-echo", "scripted", "openai", "anthropic", "second", "unknown"]) {
       expectError(await call("GET", `/v1/providers/${id}`, { key: tenant.key }), 404, "not-found");
@@ -260,7 +260,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: { ...providerBody(), apiKey: "sk-inline" } }), 400, "unknown-field");
     expectError(await call("POST", "/v1/providers", { key: tenant.key, body: [providerBody()] }), 400, "bad-input");
     expectError(await call("POST", "/v1/providers", { key: tenant.key, rawBody: "{", headers: { "Content-Type": "application/json" } }), 400, "bad-input");
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-embed", "dev-echo"]);
   });
 
   it("refuses cloud metadata and link-local addresses even though this server allows private ones", async () => {
@@ -270,7 +270,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       const error = expectError(await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: `m${index}`, baseUrl }) }), 400, "validation-failed");
       expect(error.details.issues).toEqual([{ path: "/baseUrl", message: expect.stringMatching(/may never/) }]);
     }
-    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(tenant.key)).toEqual(["scripted", "dev-embed", "dev-echo"]);
     // Loopback and private addresses pass here: the test server runs with KINDGI_ALLOW_PRIVATE_PROVIDER_URLS=1.
     for (const [index, baseUrl] of ["http://127.0.0.1:11434/v1", "http://localhost:1234/v1", "http://10.0.0.8/v1", "http://192.168.1.20:8000/v1", "http://[::1]:9000/v1"].entries()) {
       expect((await call("POST", "/v1/providers", { key: tenant.key, body: providerBody({ id: `p${index}`, baseUrl }) })).status).toBe(201);
@@ -287,7 +287,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
       expectError(await call("POST", "/v1/providers", { key, body: providerBody({ id: `by-${role}` }) }), 403, "permission-denied");
       expectError(await call("DELETE", "/v1/providers/local-llm", { key }), 403, "permission-denied");
       expect((await call("GET", "/v1/providers/local-llm", { key })).body).toMatchObject({ id: "local-llm", baseUrl: "http://127.0.0.1:11434/v1", apiKeySecret: "llm.key" });
-      expect(await listIds(key)).toEqual(["local-llm", "scripted", "dev-echo", "dev-embed"]);
+      expect(await listIds(key)).toEqual(["local-llm", "scripted", "dev-embed", "dev-echo"]);
     }
     expectError(await call("POST", "/v1/providers", { body: providerBody() }), 401, "auth-missing");
   });
@@ -298,7 +298,7 @@ describe("POST /v1/providers, GET and DELETE /v1/providers/{providerId}", () => 
     expect((await call("POST", "/v1/providers", { key: owner.key, body: providerBody() })).status).toBe(201);
     expectError(await call("GET", "/v1/providers/local-llm", { key: stranger.key }), 404, "not-found");
     expectError(await call("DELETE", "/v1/providers/local-llm", { key: stranger.key }), 404, "not-found");
-    expect(await listIds(stranger.key)).toEqual(["scripted", "dev-echo", "dev-embed"]);
+    expect(await listIds(stranger.key)).toEqual(["scripted", "dev-embed", "dev-echo"]);
     const routed = await call("POST", "/v1/agents/validate", { key: stranger.key, body: agentDraft({ preferredProvider: "local-llm" }) });
     expect(routed.body.routing).toMatchObject({ providerId: "dev-echo" });
     expect(routed.body.routing.reason).toContain('preferred provider "local-llm" is not configured');
@@ -396,7 +396,7 @@ describe("instantiateProvider for a tenant provider (in this process, against it
     await putSecret(actor, { name: "wire.key", value: firstKey });
     await registerModelProvider(actor, { id: "wire", kind: "openai-compatible", baseUrl: `${wire.url}/v1`, apiKeySecret: "wire.key", models: [{ name: "wire-model", features: ["tool-use"], inputUsdPerMTok: 1, outputUsdPerMTok: 2 }] });
     const providers = await providersForProject(actor.tenantId, null, {} as NodeJS.ProcessEnv);
-    expect(providers.map((p) => [p.id, p.source])).toEqual([["wire", "tenant"], ["dev-echo", "built-in"], ["dev-embed", "built-in"]]);
+    expect(providers.map((p) => [p.id, p.source])).toEqual([["wire", "tenant"], ["dev-embed", "built-in"], ["dev-echo", "built-in"]]);
     expect(JSON.stringify(providers)).not.toContain(firstKey);
 
     const provider = await instantiateProvider(actor.tenantId, providers[0]);

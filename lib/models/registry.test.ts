@@ -3,12 +3,12 @@ import { DEV_EMBED_DIMENSIONS } from "./embedding";
 import { describeProvider, listProviders, LLM_INFERENCE, PROVIDER_ID_PATTERN, PROVIDER_VARIABLES, RESERVED_PROVIDER_IDS, type ProviderDescriptor } from "./registry";
 
 describe("listProviders", () => {
-  it("always has dev-echo and dev-embed, last", () => {
+  it("always has dev-embed and dev-echo, last", () => {
     const providers = listProviders({});
-    expect(providers.map((p) => p.id)).toEqual(["dev-echo", "dev-embed"]);
-    expect(describeProvider(providers[0])).toEqual({ id: "dev-echo", kind: "dev-echo", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
-    expect(describeProvider(providers[1])).toEqual({ id: "dev-embed", kind: "dev-embed", capabilityKind: "embedding", source: "built-in", models: [{ name: "dev-embed", features: [], dimensions: DEV_EMBED_DIMENSIONS, inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
-    expect(providers[1]).toMatchObject({ dev: true, routing: "fallback" });
+    expect(providers.map((p) => p.id)).toEqual(["dev-embed", "dev-echo"]);
+    expect(describeProvider(providers[1])).toEqual({ id: "dev-echo", kind: "dev-echo", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(describeProvider(providers[0])).toEqual({ id: "dev-embed", kind: "dev-embed", capabilityKind: "embedding", source: "built-in", models: [{ name: "dev-embed", features: [], dimensions: DEV_EMBED_DIMENSIONS, inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(providers[0]).toMatchObject({ dev: true, routing: "fallback" });
   });
 
   it("offers OpenAI embeddings beside openai, with its key and base URL, unless OPENAI_EMBEDDING_MODELS is none", () => {
@@ -16,14 +16,14 @@ describe("listProviders", () => {
     expect(providers.map((p) => [p.id, p.kind, p.capabilityKind])).toEqual([
       ["openai", "openai-compatible", "llm-inference"],
       ["openai-embeddings", "openai-compatible-embeddings", "embedding"],
-      ["dev-echo", "dev-echo", "llm-inference"],
       ["dev-embed", "dev-embed", "embedding"],
+      ["dev-echo", "dev-echo", "llm-inference"],
     ]);
     expect(providers[1]).toMatchObject({ source: "environment", dev: false, routing: "normal", apiKeyEnv: "OPENAI_API_KEY", baseUrl: "http://127.0.0.1:9/v1" });
     expect(providers[1].models).toEqual([{ name: "text-embedding-3-small", contextTokens: 8191, dimensions: 1536, inputUsdPerMTok: 0.02, outputUsdPerMTok: 0, features: [] }]);
     const chosen = listProviders({ OPENAI_API_KEY: "k", OPENAI_EMBEDDING_MODELS: "text-embedding-3-large, nomic-embed-text" })[1];
     expect(chosen.models.map((m) => [m.name, m.dimensions, m.inputUsdPerMTok])).toEqual([["text-embedding-3-large", 3072, 0.13], ["nomic-embed-text", undefined, undefined]]);
-    expect(listProviders({ OPENAI_API_KEY: "k", OPENAI_EMBEDDING_MODELS: " None " }).map((p) => p.id)).toEqual(["openai", "dev-echo", "dev-embed"]);
+    expect(listProviders({ OPENAI_API_KEY: "k", OPENAI_EMBEDDING_MODELS: " None " }).map((p) => p.id)).toEqual(["openai", "dev-embed", "dev-echo"]);
   });
 
   it("answers the same frozen list while the variables it reads stay the same, and a new one when one changes", () => {
@@ -40,7 +40,7 @@ describe("listProviders", () => {
     env.OPENAI_EMBEDDING_MODELS = "none";
     expect(listProviders(env)).not.toBe(changed);
     delete env.OPENAI_API_KEY;
-    expect(listProviders(env).map((p) => p.id)).toEqual(["dev-echo", "dev-embed"]);
+    expect(listProviders(env).map((p) => p.id)).toEqual(["dev-embed", "dev-echo"]);
   });
 
   it("reads no variable outside PROVIDER_VARIABLES, the key its kept answer is checked against", () => {
@@ -51,13 +51,13 @@ describe("listProviders", () => {
         return name === "KINDGI_DEV_PROVIDERS" ? "1" : `value-${read.size}-${Date.now()}`;
       },
     });
-    expect(listProviders(env).map((p) => p.id)).toEqual(["openai", "openai-embeddings", "anthropic", "scripted", "dev-echo", "dev-embed"]);
+    expect(listProviders(env).map((p) => p.id)).toEqual(["openai", "openai-embeddings", "anthropic", "scripted", "dev-embed", "dev-echo"]);
     expect([...read].filter((name) => !(PROVIDER_VARIABLES as readonly string[]).includes(name))).toEqual([]);
   });
 
   it("lists scripted with KINDGI_DEV_PROVIDERS=1 only", () => {
-    expect(listProviders({ KINDGI_DEV_PROVIDERS: "1" }).map((p) => p.id)).toEqual(["scripted", "dev-echo", "dev-embed"]);
-    expect(listProviders({ KINDGI_DEV_PROVIDERS: "0" }).map((p) => p.id)).toEqual(["dev-echo", "dev-embed"]);
+    expect(listProviders({ KINDGI_DEV_PROVIDERS: "1" }).map((p) => p.id)).toEqual(["scripted", "dev-embed", "dev-echo"]);
+    expect(listProviders({ KINDGI_DEV_PROVIDERS: "0" }).map((p) => p.id)).toEqual(["dev-embed", "dev-echo"]);
   });
 
   it("adds environment providers when their key is set, with their model lists and never a key", () => {
@@ -67,8 +67,8 @@ describe("listProviders", () => {
       ["openai", "openai-compatible", "environment"],
       ["openai-embeddings", "openai-compatible-embeddings", "environment"],
       ["anthropic", "anthropic", "environment"],
-      ["dev-echo", "dev-echo", "built-in"],
       ["dev-embed", "dev-embed", "built-in"],
+      ["dev-echo", "dev-echo", "built-in"],
     ]);
     expect(providers[0].models.map((m) => m.name)).toEqual(["gpt-4o", "my-local-model"]);
     expect(providers[0].models[0]).toMatchObject({ contextTokens: 128000, features: ["tool-use", "json-output"] });
@@ -84,7 +84,7 @@ describe("listProviders", () => {
   });
 
   it("ignores blank keys and defaults the OpenAI model", () => {
-    expect(listProviders({ OPENAI_API_KEY: "  ", ANTHROPIC_API_KEY: "" }).map((p) => p.id)).toEqual(["dev-echo", "dev-embed"]);
+    expect(listProviders({ OPENAI_API_KEY: "  ", ANTHROPIC_API_KEY: "" }).map((p) => p.id)).toEqual(["dev-embed", "dev-echo"]);
     expect(listProviders({ OPENAI_API_KEY: "k", OPENAI_MODELS: " , " })[0].models.map((m) => m.name)).toEqual(["gpt-4o-mini"]);
   });
 });

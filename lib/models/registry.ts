@@ -131,7 +131,7 @@ export const DEV_EMBED: ProviderDescriptor = Object.freeze({
 
 /**
  * The providers configured for this process, in routing order: environment providers (openai, openai-embeddings,
- * anthropic), then `scripted` (KINDGI_DEV_PROVIDERS=1), then `dev-echo` and `dev-embed`, which are always present.
+ * anthropic), then `scripted` (KINDGI_DEV_PROVIDERS=1), then `dev-embed` and `dev-echo`, which are always present.
  * Reads `env` only; never returns a key.
  */
 export function listProviders(env: Env = process.env): readonly ProviderDescriptor[] {
@@ -206,8 +206,9 @@ function configuredProviders(env: Env): ProviderDescriptor[] {
       routing: "explicit",
     });
   }
-  providers.push({ ...DEV_ECHO, models: DEV_ECHO.models.map((m) => ({ ...m, features: [...m.features] })) });
+  // dev-echo stays last (the console marks the last row): routing does not compare providers of different kinds.
   providers.push({ ...DEV_EMBED, models: DEV_EMBED.models.map((m) => ({ ...m, features: [...m.features] })) });
+  providers.push({ ...DEV_ECHO, models: DEV_ECHO.models.map((m) => ({ ...m, features: [...m.features] })) });
   return providers;
 }
 

@@ -36,7 +36,7 @@ afterEach(async () => {
 
 describe("instantiateProvider: built-in and environment providers", () => {
   it("builds the dev kinds without a key", async () => {
-    const [scripted, devEcho] = listProviders({ KINDGI_DEV_PROVIDERS: "1" });
+    const [scripted, , devEcho] = listProviders({ KINDGI_DEV_PROVIDERS: "1" });
     const echo = await instantiateProvider(TENANT, devEcho);
     expect(echo).toMatchObject({ id: "dev-echo", kind: "dev-echo" });
     const answer = await echo.complete(ask("dev-echo"));
@@ -162,7 +162,7 @@ describe("instantiateEmbeddingProvider", () => {
   });
 
   it("refuses a model provider's descriptor, and instantiateProvider an embedding provider's", async () => {
-    const [devEcho, devEmbed] = listProviders({});
+    const [devEmbed, devEcho] = listProviders({});
     expect(await failure(instantiateEmbeddingProvider(TENANT, devEcho))).toMatchObject({ code: "provider-request-failed", message: 'dev-echo (kind dev-echo) serves capability kind "llm-inference"; it is not an embedding provider' });
     expect(await failure(instantiateProvider(TENANT, devEmbed))).toMatchObject({ code: "provider-request-failed", message: 'dev-embed (kind dev-embed) serves capability kind "embedding"; it is not a model provider' });
   });
