@@ -3,6 +3,7 @@ import { ModelProviderError } from "@/lib/models/provider";
 import type { RetryInfo } from "@/lib/models/providers/http";
 import { batches, createOpenAIEmbeddingProvider, type EmbeddingProviderConfig } from "@/lib/models/providers/openai-embeddings";
 import { startEmbeddingsServer, wireEmbedding, wireTokens, type EmbeddingsServer } from "@/lib/models/providers/testing/embeddings-wire-server";
+import { startWireServer } from "@/lib/models/providers/testing/wire-server";
 
 const API_KEY = "sk-test-EMBED-0123456789abcdef";
 const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 50, timeoutMs: 2_000 };
@@ -137,6 +138,22 @@ describe("openai-compatible embeddings: the wire", () => {
       expect(answer.model).toBe("nomic-embed-text");
     } finally {
       await local.close();
+    }
+  });
+
+  it("through the shared transport: a body that is not JSON fails at once; a silent server times out and is retried", async () => {
+    const loose = await startWireServer({ status: 200, body: '{"data": [' }, { delayMs: 300, json: {} }, { json: { object: "list", data: [{ object: "embedding", index: 0, embedding: [0.5, 0.5] }], model: "m" } });
+    try {
+      const embedder = createOpenAIEmbeddingProvider({ id: "loose", baseUrl: `${loose.url}/v1`, apiKey: "", http: { policy: { ...FAST, timeoutMs: 100 }, onRetry: (info) => retries.push(info) } });
+      const malformed = await failure(embedder.embed({ model: "m", inputs: ["a"] }));
+      expect(malformed).toMatchObject({ code: "provider-bad-response", status: 200, attempts: 1 });
+      expect(malformed.message).toContain("loose: HTTP 200 with a body that is not JSON");
+      const answer = await embedder.embed({ model: "m", inputs: ["a"] });
+      expect(answer).toMatchObject({ vectors: [[0.5, 0.5]], dimensions: 2, attempts: 2, usage: { inputTokens: 0 } });
+      expect(retries.map((retry) => retry.code)).toEqual(["provider-unavailable"]);
+      expect(answer.warnings).toContain("loose: the answer reported no usage; counted as 0 tokens");
+    } finally {
+      await loose.close();
     }
   });
 
