@@ -534,6 +534,7 @@ describe("POST /v1/agents/validate", () => {
       warnings: [],
       resolution: [{ index: 0, id: toolId, range: "^1.0.0", version: "1.1.0", available: ["1.1.0", "1.0.0"] }],
       routing: { providerId: "dev-echo", model: "dev-echo", reason: expect.stringContaining("fallback") },
+      embeddingRouting: { providerId: "dev-embed", model: "dev-embed", reason: expect.stringContaining("fallback") },
     });
     expectError(await call("GET", `/v1/agents/${definition.id}`, { key: tenant.key }), 404, "not-found");
     // preferredProvider "scripted" is honoured (the test server has KINDGI_DEV_PROVIDERS=1).

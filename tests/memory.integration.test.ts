@@ -53,8 +53,10 @@ describe("memory facts API", () => {
     const id = created.body.id;
     const read = await call("GET", `/v1/memory/facts/${id}`, { key: tenant.key });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual(created.body);
-    expect((await call("GET", `/v1/memory/facts/${id.toUpperCase()}`, { key: tenant.key })).body).toEqual(created.body);
+    // One fact says whether it is embedded yet, and with what (dev-embed: no embedding provider is configured).
+    const embedding = { status: expect.stringMatching(/^(pending|embedded)$/), providerId: "dev-embed", model: "dev-embed" };
+    expect(read.body).toEqual({ ...created.body, embedding: expect.objectContaining(embedding) });
+    expect((await call("GET", `/v1/memory/facts/${id.toUpperCase()}`, { key: tenant.key })).body).toEqual({ ...created.body, embedding: expect.objectContaining(embedding) });
     expect((await listFacts(tenant)).body).toEqual({ data: [created.body], hasMore: false });
 
     const deleted = await call("DELETE", `/v1/memory/facts/${id}`, { key: tenant.key });

@@ -29,7 +29,7 @@ describe("GET /v1/providers", () => {
     const byId = Object.fromEntries(response.body.data.map((provider: { id: string }) => [provider.id, provider]));
     expect(byId["dev-echo"]).toEqual({ id: "dev-echo", kind: "dev-echo", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "dev-echo", features: ["tool-use"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
     expect(byId.scripted).toEqual({ id: "scripted", kind: "scripted", capabilityKind: "llm-inference", source: "built-in", models: [{ name: "scripted", features: ["tool-use", "json-output"], inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
-    expect(byId["dev-embed"]).toEqual({ id: "dev-embed", kind: "dev-embed", capabilityKind: "embedding", source: "built-in", models: [{ name: "dev-embed", features: [], dimensions: 256, inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
+    expect(byId["dev-embed"]).toEqual({ id: "dev-embed", kind: "dev-embed", capabilityKind: "embedding", source: "built-in", models: [{ name: "dev-embed", features: [], dimensions: 512, inputUsdPerMTok: 0, outputUsdPerMTok: 0 }] });
   });
 
   it("paginates with limit and cursor; refuses unknown query parameters; needs a key", async () => {

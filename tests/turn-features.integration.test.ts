@@ -117,7 +117,7 @@ describe("memory: retrieval and the native tools", () => {
       { conversationId },
     );
     expect(run.status).toBe("completed");
-    expect(run.resolvedTools.map((tool: any) => [tool.id, tool.version])).toEqual([["remember", "1.0.0"], ["recall", "1.0.0"], ["current-time", "1.0.0"]]);
+    expect(run.resolvedTools.map((tool: any) => [tool.id, tool.version])).toEqual([["remember", "1.0.0"], ["recall", "1.1.0"], ["current-time", "1.0.0"]]);
     // recall and current-time are read-only and ran together: their completions may come in either order.
     const completions = (await journal(tenant, run.id)).filter((event) => event.type === "tool-call-completed").map((event) => event.data);
     const byCall = Object.fromEntries(completions.map((data: any) => [data.callId, data]));

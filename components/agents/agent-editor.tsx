@@ -133,7 +133,7 @@ export function AgentEditor({ agent, base, onOpenVersion }: EditorProps) {
       }
       left={
         tab === "form" ? (
-          <DefinitionForm draft={draft} onChange={setDraft} projectId={projectId} issues={issues} warnings={warnings} resolution={validation.data?.resolution} templateMarkers={markers} idLocked={Boolean(agent)} />
+          <DefinitionForm draft={draft} onChange={setDraft} projectId={projectId} issues={issues} warnings={warnings} resolution={validation.data?.resolution} templateMarkers={markers} idLocked={Boolean(agent)} embeddingRouting={validation.data?.embeddingRouting} />
         ) : tab === "json" ? (
           <section aria-labelledby="raw-json-title" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-950">
             <h2 id="raw-json-title" className="text-sm font-semibold">

@@ -6,7 +6,8 @@
  * the draft (the definition JSON); problems from the dry run are shown beside the field their pointer names.
  */
 import type { Issue } from "@/lib/client/api";
-import type { ToolResolutionItem } from "@/lib/client/agent-types";
+import type { AgentDryRun, ToolResolutionItem } from "@/lib/client/agent-types";
+import { cn } from "@/components/ui";
 import { fieldId, setIn, type Draft, type TemplateMarker } from "@/lib/client/agent-draft";
 import { CodeEditor } from "@/components/forms/code-editor";
 import { CheckboxInput, Field, ListInput, NumberInput, Problems, Section, SelectInput, TextInput, issuesUnder } from "./fields";
@@ -24,6 +25,8 @@ type Props = {
   templateMarkers: TemplateMarker[];
   /** The id cannot change once the agent exists. */
   idLocked: boolean;
+  /** Which embedding model would serve retrieval by meaning (from the last validation). */
+  embeddingRouting?: AgentDryRun["embeddingRouting"];
 };
 
 const SCOPES = [
@@ -58,7 +61,7 @@ export const SECTIONS = [
   ["tool-errors", "Tool errors"],
 ] as const;
 
-export function DefinitionForm({ draft, onChange, projectId, issues, warnings, resolution, templateMarkers, idLocked }: Props) {
+export function DefinitionForm({ draft, onChange, projectId, issues, warnings, resolution, templateMarkers, idLocked, embeddingRouting }: Props) {
   const set = (path: (string | number)[], value: unknown) => onChange(setIn(draft, path, value));
   const list = (key: string) => (Array.isArray(draft[key]) ? (draft[key] as unknown[]) : []);
   const object = (key: string) => (draft[key] && typeof draft[key] === "object" ? (draft[key] as Record<string, unknown>) : {});
@@ -135,6 +138,7 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
         <button type="button" className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-50 dark:border-zinc-700 dark:hover:bg-zinc-900" onClick={() => set(["retrieval", list("retrieval").length], { types: [], scope: "same-conversation" })}>
           Add retrieval intent
         </button>
+        <EmbeddingNote routing={embeddingRouting} byMeaning={list("retrieval").some((raw) => ["semantic", "both"].includes(String((raw as Record<string, unknown> | null)?.mode)))} />
       </Section>
 
       <Section id="guardrails" title="Guardrails" description="Guardrail ids evaluated on each turn's final response, before it is stored.">
@@ -206,5 +210,20 @@ export function DefinitionForm({ draft, onChange, projectId, issues, warnings, r
         </fieldset>
       </Section>
     </div>
+  );
+}
+
+/** Which embedding model retrieval by meaning would use: keyword matches words, semantic and both need a model. */
+function EmbeddingNote({ routing, byMeaning }: { routing: AgentDryRun["embeddingRouting"] | undefined; byMeaning: boolean }) {
+  const text = !routing
+    ? null
+    : "providerId" in routing
+      ? `Retrieval by meaning (semantic, both) would embed with ${routing.providerId} / ${routing.model}${routing.providerId === "dev-embed" ? " — not a real model: it matches shared words and word parts, not meaning" : ""}.`
+      : `No embedding provider serves this agent: ${routing.message}`;
+  if (!text) return null;
+  return (
+    <p className={cn("text-xs", byMeaning && routing && !("providerId" in routing) ? "text-red-700 dark:text-red-400" : "text-zinc-600 dark:text-zinc-400")} data-testid="embedding-routing">
+      {text}
+    </p>
   );
 }

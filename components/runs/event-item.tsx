@@ -12,6 +12,48 @@ import { formatCost } from "./run-bits";
 
 type Summary = { title: string; tone: BadgeTone; body?: React.ReactNode };
 
+type RetrievedFactView = { id: string; type: string; content: string; score?: number; foundBy?: "keyword" | "semantic" | "both" };
+type RetrievalView = { embedding: { providerId: string; model: string } | null; skipped: number; warnings: string[] };
+
+const FOUND_BY: Record<NonNullable<RetrievedFactView["foundBy"]>, { label: string; tone: BadgeTone }> = {
+  keyword: { label: "keyword", tone: "neutral" },
+  semantic: { label: "meaning", tone: "accent" },
+  both: { label: "keyword + meaning", tone: "success" },
+};
+
+/** The facts a turn was grounded with: each with how it was found and its score; what retrieval by meaning skipped. */
+function TurnRetrieval({ line, facts, retrieval }: { line: string; facts: RetrievedFactView[]; retrieval: RetrievalView | undefined }) {
+  return (
+    <span className="block space-y-1">
+      <span className="block">{line}</span>
+      <span className="block text-xs text-zinc-600 dark:text-zinc-400">
+        {facts.length} fact{facts.length === 1 ? "" : "s"} retrieved
+        {retrieval?.embedding ? ` · query embedded with ${retrieval.embedding.providerId}/${retrieval.embedding.model}` : ""}
+        {retrieval && retrieval.skipped > 0 ? ` · ${retrieval.skipped} not embedded yet (not searched by meaning)` : ""}
+      </span>
+      {retrieval?.warnings.map((warning) => (
+        <span key={warning} className="block text-xs text-amber-800 dark:text-amber-200">
+          {warning}
+        </span>
+      ))}
+      {facts.length ? (
+        <span className="block">
+          <span className="sr-only">Retrieved facts</span>
+          {facts.map((fact) => (
+            <span key={fact.id} className="flex items-baseline gap-2 py-0.5 text-xs">
+              {fact.foundBy ? <Badge tone={FOUND_BY[fact.foundBy].tone}>{FOUND_BY[fact.foundBy].label}</Badge> : null}
+              {typeof fact.score === "number" ? <span className="tabular-nums text-zinc-600 dark:text-zinc-400" title="The fact's score in the ranking that ordered it">{fact.score.toFixed(3)}</span> : null}
+              <span className="min-w-0 truncate text-zinc-800 dark:text-zinc-200" title={fact.content}>
+                <span className="text-zinc-500">{fact.type}:</span> {fact.content}
+              </span>
+            </span>
+          ))}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 function str(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
@@ -24,7 +66,11 @@ export function summarizeEvent(event: RunEvent, options: { devProvider?: boolean
     case "turn-started": {
       const provider = d.provider as { id?: string; model?: string; reason?: string } | undefined;
       const tools = (d.resolvedTools as unknown[] | undefined)?.length ?? 0;
-      return { title: "Turn started", tone: "neutral", body: `provider ${provider?.id ?? "?"} · model ${provider?.model ?? "?"} · ${tools} tool${tools === 1 ? "" : "s"} resolved` };
+      const facts = (d.facts as RetrievedFactView[] | undefined) ?? [];
+      const retrieval = d.retrieval as RetrievalView | undefined;
+      const line = `provider ${provider?.id ?? "?"} · model ${provider?.model ?? "?"} · ${tools} tool${tools === 1 ? "" : "s"} resolved`;
+      if (!facts.length && !retrieval) return { title: "Turn started", tone: "neutral", body: line };
+      return { title: "Turn started", tone: "neutral", body: <TurnRetrieval line={line} facts={facts} retrieval={retrieval} /> };
     }
     case "invocation-started":
       return { title: "Tool invocation started", tone: "neutral", body: `${str((d.tool as { id?: string })?.id)}@${str((d.tool as { version?: string })?.version)}` };

@@ -25,7 +25,6 @@ const KNOWN_DIFFERENCES: Record<KnownDifference, string> = {
   "tool-version-range": "tool versions are checked as npm semver ranges at registration, not only at run start",
   "duplicate-tool-id": "a tool listed twice is ambiguous at resolution",
   "output-schema-compiles": "output.schema must compile as draft 2020-12 in Ajv strict mode",
-  "semantic-retrieval-unavailable": "this runtime has no embeddings: only keyword retrieval is accepted",
   "instructions-variables": "the seed: every referenced variable must be a declared parameter or an auto-var",
   "instructions-syntax": "instructions must parse as Liquid with strict filters and no file tags",
   "capability-fields-typed": "capability fields named by capability.schema.json (kind, needs) are typed",

@@ -289,10 +289,13 @@ describe("validateAgentDefinition", () => {
       expect(validateAgentDefinition({ ...base(), retrieval }).ok).toBe(true);
     });
 
-    it.each(["semantic", "both"])("refuses %s: not available yet", (mode) => {
-      expect(issuesOf({ ...base(), retrieval: [{ types: ["a"], scope: "tenant", mode }] })).toEqual([
-        { path: "/retrieval/0/mode", message: 'semantic retrieval is not available yet; use mode "keyword"' },
-      ]);
+    it.each(["semantic", "both"])("accepts %s; without an embedding capability entry, warns at the intent's mode", (mode) => {
+      const result = validateAgentDefinition({ ...base(), retrieval: [{ types: ["a"], scope: "tenant", mode }] });
+      expect(result.ok).toBe(true);
+      expect(result.warnings).toEqual([{ path: "/retrieval/0/mode", message: expect.stringContaining('no capability entry of kind "embedding"') }]);
+      const withEntry = validateAgentDefinition({ ...base(), capabilities: [{ kind: "llm-inference" }, { kind: "embedding" }], retrieval: [{ types: ["a"], scope: "tenant", mode }] });
+      expect(withEntry.ok).toBe(true);
+      expect(withEntry.warnings).toEqual([]);
     });
   });
 
@@ -354,17 +357,17 @@ describe("validateAgentDefinition", () => {
       instructions: "{{ nobody }}",
       parameters: [{ name: "now", type: "date", default: "soon" }],
       tools: [{ id: "t", version: "latest" }],
-      retrieval: [{ types: ["a"], scope: "tenant", mode: "semantic" }],
+      retrieval: [{ types: ["a"], scope: "tenant", mode: "fuzzy" }],
       output: { schema: { type: "object", nope: true } },
       extra: 1,
     };
     expect(issuesOf(def).map((i) => i.path)).toEqual([
       "/extra",
+      "/retrieval/0/mode",
       "/parameters/0/name",
       "/parameters/0/default",
       "/tools/0/version",
       "/output/schema",
-      "/retrieval/0/mode",
       "/instructions",
     ]);
   });

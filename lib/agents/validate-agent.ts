@@ -263,12 +263,15 @@ function outputIssues(def: Raw): Issue[] {
   return outputSchemaIssues(def.output.schema).map((issue) => ({ path: `/output/schema${issue.path}`, message: OUTPUT_SCHEMA_PROBLEM + issue.message }));
 }
 
-function retrievalIssues(def: Raw): Issue[] {
+/** An intent that retrieves by meaning in an agent with no `embedding` capability entry: the project's default model serves it. */
+function retrievalWarnings(def: Raw): Issue[] {
+  const hasEmbedding = records(def.capabilities).some(([, capability]) => capability.kind === "embedding");
+  if (hasEmbedding) return [];
   return records(def.retrieval)
     .filter(([, intent]) => intent.mode === "semantic" || intent.mode === "both")
-    .map(([i]) => ({
+    .map(([i, intent]) => ({
       path: `/retrieval/${i}/mode`,
-      message: 'semantic retrieval is not available yet; use mode "keyword"',
+      message: `"${String(intent.mode)}" retrieval needs an embedding model and the agent has no capability entry of kind "embedding": the project's embedding model serves it (the first embedding provider configured, else dev-embed, which is not a real model)`,
     }));
 }
 
@@ -322,10 +325,9 @@ export function validateAgentDefinition(def: unknown): AgentValidation {
     ...parameterDefaultIssues(def),
     ...toolIssues(def),
     ...outputIssues(def),
-    ...retrievalIssues(def),
     ...instructions.issues,
   );
-  const warnings = [...instructions.warnings, ...parameterWarnings(def)];
+  const warnings = [...instructions.warnings, ...parameterWarnings(def), ...retrievalWarnings(def)];
   if (issues.length) return { ok: false, issues, warnings };
   return { ok: true, definition: def as AgentDefinition, warnings };
 }

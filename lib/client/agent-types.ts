@@ -44,6 +44,8 @@ export type AgentDryRun = {
   warnings: Issue[];
   resolution: ToolResolutionItem[];
   routing: { providerId: string; model: string; reason: string } | { error: "no-provider"; message: string };
+  /** The embedding model retrieval by meaning would use (the agent's `embedding` capability entry, else the project's). */
+  embeddingRouting?: { providerId: string; model: string; reason: string } | { error: "no-provider"; message: string };
 };
 
 export type RenderedInstructions = { rendered: string; parameters: Record<string, unknown> };

@@ -8,7 +8,7 @@ import type { AgentDefinition, RetrievalIntent } from "@/lib/agents/validate-age
 import type { ModelProvider } from "@/lib/models/provider";
 import type { RouteResult } from "@/lib/models/router";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
-import type { Finding, ResolvedToolRef, RunDelta, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnFact } from "@/lib/kernel/types";
+import type { Finding, ResolvedToolRef, RunDelta, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnFact, TurnRetrieval } from "@/lib/kernel/types";
 
 /** Where a run lives. */
 export type RunScope = { tenantId: string; projectId: string; conversationId: string | null; runId: string; userId: string };
@@ -144,7 +144,11 @@ export interface KernelEnvironment {
   modelProvider(scope: RunScope, providerId: string): Promise<ModelProvider | null>;
   /** The conversation's last `limit` messages (all when undefined), oldest first, and how many turns it has had. */
   conversationHistory(scope: RunScope, limit: number | undefined): Promise<{ messages: { role: "user" | "assistant"; content: string }[]; turns: number }>;
-  retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string): Promise<TurnFact[]>;
+  /**
+   * The facts an intent grounds the turn with. An intent that retrieves by meaning also answers `retrieval`: the
+   * query's embedding model (the agent's `embedding` capability's route, `definition`), facts skipped, problems.
+   */
+  retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string, definition: AgentDefinition): Promise<{ facts: TurnFact[]; retrieval?: TurnRetrieval }>;
   /** Whether a native tool's side effects should run inside the commit transaction (exactly once). */
   runsInCommit(manifest: ToolManifest): boolean;
   /**

@@ -35,7 +35,7 @@ import {
   type TurnLimits,
 } from "@/lib/kernel/journal";
 import { callIdOf } from "@/lib/kernel/journal";
-import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnCreatedData, TurnFact, TurnStartedData } from "@/lib/kernel/types";
+import type { AwaitedItem, JournalEvent, ModelCalledData, NewEvent, PlannedCall, ResolvedToolRef, RunFailure, ToolCallResult, ToolLiveEvent, ToolLogLine, ToolProgress, TurnCreatedData, TurnFact, TurnRetrieval, TurnStartedData } from "@/lib/kernel/types";
 
 export type TurnContext = {
   store: KernelStore;
@@ -261,8 +261,15 @@ export async function planTurnStart(env: KernelEnvironment, scope: RunScope, def
     return failed({ code: "instructions-render-failed", message: "the instructions could not be rendered with the run's parameters", details: { issues: rendered.issues } }, started);
   }
   const facts = new Map<string, TurnFact>();
+  let retrieval: TurnRetrieval | undefined;
   for (const intent of definition.retrieval) {
-    for (const fact of await env.retrieveFacts(scope, intent, created.userMessage)) facts.set(fact.id, fact);
+    const found = await env.retrieveFacts(scope, intent, created.userMessage, definition);
+    for (const fact of found.facts) if (!facts.has(fact.id)) facts.set(fact.id, fact);
+    if (found.retrieval) {
+      retrieval = retrieval
+        ? { embedding: retrieval.embedding ?? found.retrieval.embedding, skipped: retrieval.skipped + found.retrieval.skipped, warnings: [...new Set([...retrieval.warnings, ...found.retrieval.warnings])] }
+        : found.retrieval;
+    }
   }
   const data: TurnStartedData = {
     agent: { id: definition.id, version: definition.version, name: definition.name },
@@ -272,6 +279,7 @@ export async function planTurnStart(env: KernelEnvironment, scope: RunScope, def
     instructions: rendered.rendered,
     history: history.messages,
     facts: [...facts.values()],
+    ...(retrieval ? { retrieval } : {}),
     deadline: new Date(startedAt.getTime() + limits.maxWallMs).toISOString(),
   };
   return {

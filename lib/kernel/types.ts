@@ -70,7 +70,15 @@ export type RunFailure = { code: RunFailureCode; message: string; details?: Reco
 export type ResolvedToolRef = { id: string; range: string; version: string };
 
 /** A fact retrieval found for the turn (recorded on the run). */
-export type TurnFact = { id: string; type: string; content: string; createdAt: string };
+/**
+ * A fact a turn was grounded with: `foundBy` the ranking(s) that found it (keyword, semantic, or both), `score` its
+ * score in the ranking that ordered it (ts_rank, cosine similarity, or the fused reciprocal-rank score). Both are
+ * absent on turns journaled before they were recorded.
+ */
+export type TurnFact = { id: string; type: string; content: string; createdAt: string; score?: number; foundBy?: "keyword" | "semantic" | "both" };
+
+/** What a turn's retrieval by meaning did: the embedding model of the query, facts with no vector from it yet (skipped), problems. */
+export type TurnRetrieval = { embedding: { providerId: string; model: string } | null; skipped: number; warnings: string[] };
 
 /** The outcome of one tool call, as journaled. */
 /** A delta of a run's model call as it is written (never journaled): `callIndex` is the call's index in the turn. */
@@ -133,6 +141,8 @@ export type TurnStartedData = {
   /** Earlier messages of the conversation sent with the turn (historyLimit applied). */
   history: { role: "user" | "assistant"; content: string }[];
   facts: TurnFact[];
+  /** Present when an intent retrieves by meaning (`semantic` or `both`). */
+  retrieval?: TurnRetrieval;
   /** The turn deadline (startedAt + maxWallMs), ISO. */
   deadline: string;
 };

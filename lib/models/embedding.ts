@@ -12,7 +12,7 @@ export const EMBEDDING = "embedding";
 export const DEV_EMBED_ID = "dev-embed";
 
 /** The length of every `dev-embed` vector. */
-export const DEV_EMBED_DIMENSIONS = 256;
+export const DEV_EMBED_DIMENSIONS = 512;
 
 /** One embedding call: `inputs` are embedded in order (a provider batches them as its API allows). */
 export type EmbeddingRequest = {

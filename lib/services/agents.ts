@@ -5,7 +5,7 @@ import { AppError, type Issue } from "@/lib/errors";
 import { describeParameterForm, type ParameterForm } from "@/lib/agents/form";
 import { renderPreview } from "@/lib/agents/parameters";
 import { validateAgentDefinition, type AgentDefinition, type ToolRef } from "@/lib/agents/validate-agent";
-import { capabilityWarnings, isRouted, routeCapability, type RouteResult } from "@/lib/models/router";
+import { capabilityWarnings, isRouted, routeCapability, routeEmbedding, type EmbeddingRouteResult, type RouteResult } from "@/lib/models/router";
 import { type Actor, resolveWritableProject } from "@/lib/services/actor";
 import { type ReferenceResolution, resolveAgentTools, resolveReferences, type ToolResolution, uninvocableToolWarnings, unresolvedWarnings } from "@/lib/services/agent-resolution";
 import { providersForProject } from "@/lib/services/model-providers";
@@ -219,6 +219,8 @@ export type AgentDryRun = {
   /** Each well-formed tool reference, in order, with what its range resolves to now. */
   resolution: Array<ReferenceResolution & { index: number }>;
   routing: RouteResult;
+  /** The embedding model retrieval by meaning would use. */
+  embeddingRouting: EmbeddingRouteResult;
 };
 
 /**
@@ -250,5 +252,5 @@ export async function validateAgentDraft(actor: Actor, body: Record<string, unkn
     ...(await uninvocableToolWarnings({ tenantId: actor.tenantId, projectId }, references, indexes)),
     ...(await registrationWarnings(actor, definition, projectId)),
   ];
-  return { valid: issues.length === 0, issues, warnings, resolution: references.map((item, i) => ({ index: indexes[i], ...item })), routing };
+  return { valid: issues.length === 0, issues, warnings, resolution: references.map((item, i) => ({ index: indexes[i], ...item })), routing, embeddingRouting: routeEmbedding(routable, providers) };
 }

@@ -11,7 +11,8 @@ import { resolveCallConnections } from "@/lib/services/connections";
 import { resolveGuardrails } from "@/lib/services/guardrails";
 import { evaluateGuardrailsSafely } from "@/lib/guardrails/evaluate";
 import type { GuardrailDefinition } from "@/lib/guardrails/definition";
-import { readProjectFacts, retrieveFacts } from "@/lib/services/memory";
+import { readProjectFacts, retrieveFacts, type QueryEmbedding, type RetrievedFact } from "@/lib/services/memory";
+import { agentEmbeddingRoute, embedTexts, type EmbeddingRoute } from "@/lib/services/fact-embeddings";
 import { publishDelta } from "@/lib/services/live-deltas";
 import { publishToolLive } from "@/lib/services/live-tool-events";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
@@ -26,7 +27,7 @@ import { prepareArtifact } from "@/lib/services/artifacts";
 import { notInvocableMessage, toolInvocability, toolInvoker } from "@/lib/tools/invocability";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import type { KernelEnvironment, PausedOutcome, ToolInvocation } from "@/lib/kernel/environment";
-import type { ToolCallResult } from "@/lib/kernel/types";
+import type { ToolCallResult, TurnFact } from "@/lib/kernel/types";
 
 /** Parsed documents by catalog row id: a registered version never changes, only its status does. */
 const documents = new Map<string, { text: string; value: unknown }>();
@@ -117,6 +118,22 @@ const routes = new WeakMap<readonly ProviderDescriptor[], WeakMap<object, RouteR
 
 /** Built-in tool versions known to have no registration of the same id in a project (bounded by clearing). */
 const unregisteredBuiltins = new Set<string>();
+
+/** Query vectors of the last turns, by tenant, model and text: a turn whose intents all search by meaning embeds its query once. */
+const queryVectors = new Map<string, Promise<QueryEmbedding>>();
+const MAX_QUERY_VECTORS = 200;
+
+function queryEmbedding(tenantId: string, route: EmbeddingRoute, text: string): Promise<QueryEmbedding> {
+  const key = JSON.stringify([tenantId, route.decision.providerId, route.decision.model, text]);
+  let vector = queryVectors.get(key);
+  if (!vector) {
+    vector = embedTexts(tenantId, route, [text]).then((answer) => ({ vector: answer.vectors[0], providerId: answer.providerId, model: answer.model }));
+    vector.catch(() => queryVectors.delete(key));
+    if (queryVectors.size >= MAX_QUERY_VECTORS) queryVectors.delete(queryVectors.keys().next().value as string);
+    queryVectors.set(key, vector);
+  }
+  return vector;
+}
 
 export const dbKernelEnvironment: KernelEnvironment = {
   now: () => new Date(),
@@ -214,9 +231,23 @@ export const dbKernelEnvironment: KernelEnvironment = {
     return { messages: rows.reverse().map((row) => ({ role: row.role === "assistant" ? "assistant" : "user", content: row.content })), turns };
   },
 
-  async retrieveFacts(scope, intent, query) {
-    const facts = await retrieveFacts({ tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId }, intent, query);
-    return facts.map((fact) => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt }));
+  async retrieveFacts(scope, intent, query, definition) {
+    const factScope = { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId };
+    const turnFact = (fact: RetrievedFact): TurnFact => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt, score: fact.score, foundBy: fact.foundBy });
+    if ((intent.mode ?? "keyword") === "keyword") return { facts: (await retrieveFacts(factScope, intent, query)).facts.map(turnFact) };
+    const warnings: string[] = [];
+    const route = await agentEmbeddingRoute(scope.tenantId, scope.projectId, definition);
+    let embedding: QueryEmbedding | null = null;
+    if ("error" in route) warnings.push(`no embedding provider serves the agent, so nothing was searched by meaning: ${route.error}`);
+    else {
+      try {
+        embedding = await queryEmbedding(scope.tenantId, route, query);
+      } catch (error) {
+        warnings.push(`the turn's query could not be embedded with ${route.decision.providerId}/${route.decision.model}, so nothing was searched by meaning: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const found = await retrieveFacts(factScope, intent, query, { embedding });
+    return { facts: found.facts.map(turnFact), retrieval: { embedding: "error" in route ? null : { providerId: route.decision.providerId, model: route.decision.model }, skipped: found.skipped, warnings } };
   },
 
   runsInCommit: (manifest) => toolInvoker(manifest) === "native",

@@ -1,7 +1,12 @@
 /**
  * The memory store: facts an agent is grounded with before each turn (retrieval intents) and that the `remember` and
- * `recall` tools write and read during one. Matching is keyword search on PostgreSQL full-text search
- * (`to_tsvector('english', content)`, GIN-indexed): the query's lexemes OR-ed, ranked by `ts_rank`, then newest.
+ * `recall` tools write and read during one. Three ways to match (a retrieval intent's `mode`):
+ * - `keyword`: PostgreSQL full-text search (`to_tsvector('english', content)`, GIN-indexed): the query's lexemes
+ *   OR-ed, ranked by `ts_rank`, then newest;
+ * - `semantic`: the facts' vectors from one embedding model (lib/services/fact-embeddings.ts embeds them in the
+ *   background) ranked by cosine similarity to the query's vector, computed exactly in the database; a fact with no
+ *   vector from that model yet is skipped (and counted);
+ * - `both`: the two rankings fused by reciprocal rank (each list's rank r adds 1 / (60 + r)).
  */
 import { getDb, type DbTx } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
@@ -11,6 +16,7 @@ import { MAX_RETRIEVAL_LIMIT } from "@/lib/agents/agent-schema";
 import { decodeCursor, toPage, type Page } from "@/lib/pagination";
 import { type Actor, projectFilter, requireWrite, resolveWritableProject } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
+import { announceNewFacts, cosineSql, factEmbeddingStatus, type FactEmbeddingStatus } from "@/lib/services/fact-embeddings";
 
 /** A fact type: a lowercase slug such as `note`, `preference` or `crm.contact`. */
 export const FACT_TYPE_PATTERN = "^[a-z0-9][a-z0-9._-]*$";
@@ -41,8 +47,18 @@ export type FactScope = { tenantId: string; projectId: string; conversationId: s
 /** How far a search reaches: the conversation's facts, the project's, or the whole tenant's. */
 export type FactSearchScope = "same-conversation" | "same-project" | "tenant";
 
-/** A fact a keyword search found; `rank` is its `ts_rank` against the query (higher matches better). */
-export type RetrievedFact = { id: string; type: string; content: string; conversationId: string | null; createdAt: string; rank: number };
+/** How a retrieval matches facts to the turn. */
+export type RetrievalMode = "keyword" | "semantic" | "both";
+export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["keyword", "semantic", "both"];
+
+/**
+ * A fact a search found: `foundBy` the ranking(s) that found it, `score` its place in the ranking that ordered the
+ * answer — `ts_rank` (keyword), cosine similarity (semantic), the fused reciprocal-rank score (both); higher is better.
+ */
+export type RetrievedFact = { id: string; type: string; content: string; conversationId: string | null; createdAt: string; rank: number; score: number; foundBy: RetrievalMode };
+
+/** The query's vector, and the embedding model that made it (only that model's fact vectors are compared). */
+export type QueryEmbedding = { vector: number[]; providerId: string; model: string };
 
 type FactRow = { id: string; type: string; content: string; projectId: string; conversationId: string | null; source: string; runId: string | null; createdBy: string; createdAt: Date };
 type RankedRow = FactRow & { rank: number };
@@ -59,7 +75,7 @@ const factView = (row: FactRow): FactView => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-const retrievedFact = (row: RankedRow): RetrievedFact => ({ id: row.id, type: row.type, content: row.content, conversationId: row.conversationId, createdAt: row.createdAt.toISOString(), rank: row.rank });
+const retrievedFact = (row: RankedRow, foundBy: RetrievalMode = "keyword", score = row.rank): RetrievedFact => ({ id: row.id, type: row.type, content: row.content, conversationId: row.conversationId, createdAt: row.createdAt.toISOString(), rank: row.rank, score, foundBy });
 
 const FACT_TYPE = new RegExp(FACT_TYPE_PATTERN);
 
@@ -91,7 +107,7 @@ export async function createFact(actor: Actor, input: { type: unknown; content: 
   requireWrite(actor);
   const fact = requireValidFact(input);
   const db = await getDb();
-  return db.$transaction(async (tx) => {
+  const created = await db.$transaction(async (tx) => {
     let projectId: string;
     let conversationId: string | null = null;
     if (input.conversationId !== undefined) {
@@ -115,6 +131,8 @@ export async function createFact(actor: Actor, input: { type: unknown; content: 
     await audit(tx, actor, { action: "memory.fact.created", subjectType: "memory-fact", subjectId: row.id, projectId, data: { type: row.type } });
     return factView(row);
   });
+  announceNewFacts();
+  return created;
 }
 
 export type FactFilters = { projectId?: string; conversationId?: string; type?: string; q?: string };
@@ -177,12 +195,15 @@ function rankedCursor(key: unknown[]): RankedCursor {
   return { rank, createdAt: cursorTime(createdAt), id };
 }
 
-/** One fact the caller can see (another tenant's, or another project's for a narrowed key, is 404). */
-export async function getFact(actor: Actor, id: string): Promise<FactView> {
+/**
+ * One fact the caller can see (another tenant's, or another project's for a narrowed key, is 404), with whether it
+ * is embedded with its project's embedding model (and with what), or still waits.
+ */
+export async function getFact(actor: Actor, id: string): Promise<FactView & { embedding: FactEmbeddingStatus }> {
   const db = await getDb();
-  const row = await db.memoryFact.findFirst({ where: { id, tenantId: actor.tenantId, ...projectFilter(actor) }, select: FACT_SELECT });
+  const row = await db.memoryFact.findFirst({ where: { id, tenantId: actor.tenantId, ...projectFilter(actor) }, select: { ...FACT_SELECT, tenantId: true, embedAttempts: true, embedError: true, embedAfter: true } });
   if (!row) throw notFound("fact", id);
-  return factView(row);
+  return { ...factView(row), embedding: await factEmbeddingStatus(row) };
 }
 
 /** Forgets a fact: it is deleted for good, so no later retrieval can bring it back. */
@@ -209,21 +230,84 @@ export async function rememberFact(scope: FactScope & { runId: string; userId: s
     data: { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId, type: valid.type, content: valid.content, source: "tool", runId: scope.runId, createdBy: scope.userId },
     select: FACT_SELECT,
   });
+  // Heard after the caller's transaction commits (an embedder that looks before then finds it on its next pass).
+  announceNewFacts();
   return factView(row);
 }
 
+/** What a retrieval found, and how many facts in its reach had no vector from the query's model (not searched by meaning). */
+export type Retrieval = { facts: RetrievedFact[]; skipped: number };
+
 /**
- * The facts a retrieval intent grounds a turn with: facts of the intent's `types` in its scope that share a keyword
- * with `queryText` (the turn's user message), best match first. Every mode (`keyword`, `semantic`, `both`) is served
- * by keyword search; a query with no keywords (only stop words or punctuation) retrieves nothing.
+ * The facts a retrieval intent grounds a turn with: facts of the intent's `types` in its scope matching `queryText`
+ * (the turn's user message) by its `mode` (default keyword), best first. `semantic` and `both` need the query's
+ * `embedding`; without one (its provider failed) `both` is keyword search and `semantic` finds nothing, every fact
+ * in reach counted as skipped.
  */
 export async function retrieveFacts(
   scope: FactScope,
-  intent: { types: string[]; scope: FactSearchScope; limit?: number },
+  intent: { types: string[]; scope: FactSearchScope; limit?: number; mode?: RetrievalMode },
   queryText: string,
+  options: { embedding?: QueryEmbedding | null; db?: DbTx } = {},
+): Promise<Retrieval> {
+  return searchFactsByMode(scope, { text: queryText, types: intent.types, limit: intent.limit ?? DEFAULT_FACTS_PER_SEARCH, scope: intent.scope, mode: intent.mode ?? "keyword", embedding: options.embedding ?? null }, options.db);
+}
+
+/** The conditions that keep a search to the facts a run may read (null: it may read none). */
+function reachOf(scope: FactScope, query: { types?: string[]; scope: FactSearchScope }): Prisma.Sql[] | null {
+  if (query.types && query.types.length === 0) return null;
+  const conditions = [Prisma.sql`"tenantId" = ${scope.tenantId}::uuid`];
+  if (query.scope === "same-conversation") {
+    if (!scope.conversationId) return null;
+    conditions.push(Prisma.sql`"conversationId" = ${scope.conversationId}::uuid`);
+  } else if (query.scope === "same-project") {
+    conditions.push(Prisma.sql`"projectId" = ${scope.projectId}::uuid`);
+  }
+  if (query.types) conditions.push(Prisma.sql`type IN (${Prisma.join(query.types)})`);
+  return conditions;
+}
+
+const clampLimit = (limit: number) => Math.min(Math.max(Math.floor(limit) || DEFAULT_FACTS_PER_SEARCH, 1), MAX_FACTS_PER_SEARCH);
+
+/** Reciprocal-rank fusion's constant: a list's rank r adds 1 / (RRF_K + r). */
+const RRF_K = 60;
+
+/**
+ * Search by `mode` over the facts a run may read (retrieval and the `recall` tool): see {@link retrieveFacts}.
+ * `both` fuses the keyword and the semantic rankings (each taken to twice the limit) by reciprocal rank.
+ */
+export async function searchFactsByMode(
+  scope: FactScope,
+  query: { text: string; types?: string[]; limit: number; scope: FactSearchScope; mode: RetrievalMode; embedding: QueryEmbedding | null },
   db?: DbTx,
-): Promise<RetrievedFact[]> {
-  return searchFacts(scope, { text: queryText, types: intent.types, limit: intent.limit ?? DEFAULT_FACTS_PER_SEARCH, scope: intent.scope }, db);
+): Promise<Retrieval> {
+  const conditions = reachOf(scope, query);
+  if (!conditions) return { facts: [], skipped: 0 };
+  const limit = clampLimit(query.limit);
+  const client = db ?? (await getDb());
+  if (query.mode === "keyword") return { facts: (await rankedFacts(client, conditions, query.text, limit)).map((row) => retrievedFact(row)), skipped: 0 };
+  const skipped = await unembeddedCount(client, conditions, query.embedding);
+  if (query.mode === "semantic") {
+    if (!query.embedding) return { facts: [], skipped };
+    return { facts: (await similarFacts(client, conditions, query.embedding, limit)).map((row) => retrievedFact(row, "semantic", row.score)), skipped };
+  }
+  const depth = Math.min(limit * 2, MAX_FACTS_PER_SEARCH * 2);
+  const [keyword, semantic] = await Promise.all([rankedFacts(client, conditions, query.text, depth), query.embedding ? similarFacts(client, conditions, query.embedding, depth) : Promise.resolve([])]);
+  const fused = new Map<string, { row: RankedRow; score: number; foundBy: RetrievalMode }>();
+  const add = (rows: RankedRow[], by: "keyword" | "semantic") =>
+    rows.forEach((row, index) => {
+      const seen = fused.get(row.id);
+      const score = 1 / (RRF_K + index + 1);
+      if (seen) fused.set(row.id, { row: seen.row, score: seen.score + score, foundBy: "both" });
+      else fused.set(row.id, { row, score, foundBy: by });
+    });
+  add(keyword, "keyword");
+  add(semantic, "semantic");
+  const facts = [...fused.values()]
+    .sort((a, b) => b.score - a.score || b.row.createdAt.getTime() - a.row.createdAt.getTime() || (a.row.id < b.row.id ? 1 : -1))
+    .slice(0, limit)
+    .map((entry) => retrievedFact(entry.row, entry.foundBy, entry.score));
+  return { facts, skipped };
 }
 
 /**
@@ -232,18 +316,7 @@ export async function retrieveFacts(
  * `types` narrows to those fact types (an empty list matches nothing); `limit` is clamped to 1..100.
  */
 export async function searchFacts(scope: FactScope, query: { text: string; types?: string[]; limit: number; scope: FactSearchScope }, db?: DbTx): Promise<RetrievedFact[]> {
-  if (query.types && query.types.length === 0) return [];
-  const conditions = [Prisma.sql`"tenantId" = ${scope.tenantId}::uuid`];
-  if (query.scope === "same-conversation") {
-    if (!scope.conversationId) return [];
-    conditions.push(Prisma.sql`"conversationId" = ${scope.conversationId}::uuid`);
-  } else if (query.scope === "same-project") {
-    conditions.push(Prisma.sql`"projectId" = ${scope.projectId}::uuid`);
-  }
-  if (query.types) conditions.push(Prisma.sql`type IN (${Prisma.join(query.types)})`);
-  const limit = Math.min(Math.max(Math.floor(query.limit) || DEFAULT_FACTS_PER_SEARCH, 1), MAX_FACTS_PER_SEARCH);
-  const rows = await rankedFacts(db ?? (await getDb()), conditions, query.text, limit);
-  return rows.map(retrievedFact);
+  return (await searchFactsByMode(scope, { ...query, mode: "keyword", embedding: null }, db)).facts;
 }
 
 /** Facts a handler's `memory:<type>` slot returns by default, and at most. */
@@ -296,4 +369,32 @@ async function rankedFacts(client: DbTx, conditions: Prisma.Sql[], text: string,
     ${afterCondition}
     ORDER BY rank DESC, "createdAt" DESC, ranked.id DESC
     LIMIT ${limit}`;
+}
+
+type SimilarRow = RankedRow & { score: number };
+
+/**
+ * Facts matching `conditions` with a vector from the query's model, by cosine similarity to the query (exact: every
+ * such vector is compared), then newest, then id.
+ */
+async function similarFacts(client: DbTx, conditions: Prisma.Sql[], embedding: QueryEmbedding, limit: number): Promise<SimilarRow[]> {
+  return client.$queryRaw<SimilarRow[]>`
+    SELECT id, type, content, "projectId", "conversationId", source, "runId", "createdBy", "createdAt", 0::float8 AS rank, score
+    FROM (
+      SELECT f.id::text AS id, f.type, f.content, f."projectId"::text AS "projectId", f."conversationId"::text AS "conversationId", f.source,
+             f."runId"::text AS "runId", f."createdBy"::text AS "createdBy", f."createdAt", ${cosineSql(Prisma.sql`e.vector`, embedding.vector)} AS score
+      FROM (SELECT * FROM "MemoryFact" WHERE ${Prisma.join(conditions, " AND ")}) AS f
+      JOIN "FactEmbedding" e ON e."factId" = f.id AND e."providerId" = ${embedding.providerId} AND e.model = ${embedding.model} AND e.dimensions = ${embedding.vector.length}
+    ) AS scored
+    ORDER BY score DESC, "createdAt" DESC, id DESC
+    LIMIT ${limit}`;
+}
+
+/** The facts matching `conditions` with no vector from the query's model (all of them, without a query vector). */
+async function unembeddedCount(client: DbTx, conditions: Prisma.Sql[], embedding: QueryEmbedding | null): Promise<number> {
+  const missing = embedding
+    ? Prisma.sql`AND NOT EXISTS (SELECT 1 FROM "FactEmbedding" e WHERE e."factId" = f.id AND e."providerId" = ${embedding.providerId} AND e.model = ${embedding.model} AND e.dimensions = ${embedding.vector.length})`
+    : Prisma.empty;
+  const [row] = await client.$queryRaw<{ count: number }[]>`SELECT count(*)::int AS count FROM (SELECT id FROM "MemoryFact" WHERE ${Prisma.join(conditions, " AND ")}) AS f WHERE true ${missing}`;
+  return row?.count ?? 0;
 }

@@ -8,6 +8,7 @@ import { startKernel } from "@/lib/services/kernel";
 import { startNotificationDispatcher } from "@/lib/services/notifications";
 import { startScheduler } from "@/lib/services/schedules";
 import { startApprovalSweeper } from "@/lib/services/approvals";
+import { startFactEmbedder } from "@/lib/services/fact-embeddings";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 import { sandboxAvailability } from "@/lib/tools/sandbox/bwrap";
 
@@ -52,6 +53,7 @@ export async function startServer(): Promise<void> {
   startScheduler();
   startNotificationDispatcher();
   startApprovalSweeper();
+  startFactEmbedder();
   // Whether handlers and stdio MCP servers can be sandboxed: when not, the log says why now, not at the first call.
   void sandboxAvailability();
   const timer = setInterval(() => void purgeExpiredIdempotencyRecords().catch(() => {}), 60 * 60 * 1000);

@@ -17,7 +17,6 @@ export type KnownDifference =
   | "tool-version-range"
   | "duplicate-tool-id"
   | "output-schema-compiles"
-  | "semantic-retrieval-unavailable"
   | "instructions-variables"
   | "instructions-syntax"
   | "capability-fields-typed"
@@ -222,8 +221,8 @@ const FULL_CASES: Case[] = [
   ["retrieval limit zero", ["retrieval", 0], "limit", 0, false],
   ["retrieval limit fractional", ["retrieval", 0], "limit", 1.5, false],
   ["retrieval limit one", ["retrieval", 0], "limit", 1, true],
-  ["retrieval mode semantic", ["retrieval", 0], "mode", "semantic", false, "semantic-retrieval-unavailable"],
-  ["retrieval mode both", ["retrieval", 0], "mode", "both", false, "semantic-retrieval-unavailable"],
+  ["retrieval mode semantic", ["retrieval", 0], "mode", "semantic", true],
+  ["retrieval mode both", ["retrieval", 0], "mode", "both", true],
   ["retrieval mode unknown", ["retrieval", 0], "mode", "fuzzy", false],
   ["retrieval scope same-conversation", ["retrieval", 0], "scope", "same-conversation", true],
   ["guardrail empty", ["guardrails"], 0, "", false],

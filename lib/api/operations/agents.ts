@@ -165,7 +165,7 @@ export const dryRunAgentOperation = defineOperation({
       description: "The verdict.",
       schema: {
         type: "object",
-        required: ["valid", "issues", "warnings", "resolution", "routing"],
+        required: ["valid", "issues", "warnings", "resolution", "routing", "embeddingRouting"],
         properties: {
           valid: { type: "boolean" },
           issues,
@@ -185,6 +185,13 @@ export const dryRunAgentOperation = defineOperation({
             },
           },
           routing: routingSchema,
+          embeddingRouting: {
+            oneOf: [
+              routingSchema.oneOf[0],
+              { type: "object", required: ["error", "message"], properties: { error: { const: "no-provider" }, message: { type: "string" }, capability: { type: ["integer", "null"], description: "Index in `capabilities` of the `embedding` entry no provider can serve; null for the project's default." } } },
+            ],
+            description: "The embedding model retrieval by meaning (`semantic`, `both`) would use: the agent's first `embedding` capability entry's route, else the project's default (the first embedding provider configured, else `dev-embed`).",
+          },
         },
       },
     },

@@ -29,7 +29,7 @@ export const createFactOperation = defineOperation({
   tag: "Memory",
   summary: "Store a fact in the memory store",
   description:
-    "Agents retrieve facts before each turn (their retrieval intents) and with the `recall` tool, matching them by keyword (PostgreSQL full-text search, English stemming). With `conversationId` the fact belongs to that conversation and its project (`projectId` may be left out); otherwise `projectId` is required.",
+    "Agents retrieve facts before each turn (their retrieval intents) and with the `recall` tool, matching them by keyword (PostgreSQL full-text search, English stemming), by meaning (the fact's vector from the project's embedding model, made in the background after it is stored), or both. With `conversationId` the fact belongs to that conversation and its project (`projectId` may be left out); otherwise `projectId` is required.",
   auth: "key",
   idempotent: true,
   body: {
@@ -81,7 +81,34 @@ export const getFactOperation = defineOperation({
   summary: "Get a fact",
   auth: "key",
   params: factParams,
-  responses: { 200: { description: "The fact.", schema: fact } },
+  description:
+    "The fact, with `embedding`: whether it is embedded with its project's embedding model (the first embedding provider configured for the project, else `dev-embed`) — `{status: \"embedded\", providerId, model, dimensions, embeddedAt}` — or still waits for it: `{status: \"pending\", providerId, model, attempts, lastError, nextAttemptAt}` (`attempts` failed so far; a fact is embedded in the background and tried again after a failure).",
+  responses: {
+    200: {
+      description: "The fact.",
+      schema: {
+        ...fact,
+        required: [...fact.required, "embedding"],
+        properties: {
+          ...fact.properties,
+          embedding: {
+            type: "object",
+            required: ["status", "providerId", "model"],
+            properties: {
+              status: { enum: ["embedded", "pending"] },
+              providerId: { type: "string" },
+              model: { type: "string" },
+              dimensions: { type: "integer" },
+              embeddedAt: dateTime,
+              attempts: { type: "integer" },
+              lastError: { type: ["string", "null"] },
+              nextAttemptAt: { type: ["string", "null"], format: "date-time" },
+            },
+          },
+        },
+      },
+    },
+  },
   errors: ["bad-input", "not-found"],
 });
 

@@ -209,7 +209,7 @@ export function createMemoryEnvironment(options: MemoryEnvironmentOptions = {}):
     },
 
     async retrieveFacts(_scope, intent: RetrievalIntent) {
-      return (options.facts ?? []).filter((fact) => intent.types.includes(fact.type)).slice(0, intent.limit ?? 10);
+      return { facts: (options.facts ?? []).filter((fact) => intent.types.includes(fact.type)).slice(0, intent.limit ?? 10) };
     },
 
     runsInCommit: (manifest) => toolOf(manifest)?.runsInCommit === true,

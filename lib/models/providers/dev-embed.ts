@@ -3,7 +3,10 @@
  * and says in every answer that it is not a real model.
  *
  * A text's vector is feature hashing (signed, FNV-1a) of its lower-cased words, its word pairs and the character
- * trigrams of each word with boundary markers (`<invoice>` → `<in`, `inv`, …, `ce>`), scaled to length 1. Texts
+ * trigrams of each word with boundary markers (`<invoice>` → `<in`, `inv`, …, `ce>`), scaled to length 1. Common
+ * English function words ("the", "is", "my", …) are left out unless the text has nothing else, so that two texts are
+ * close for the words that carry their content; the trigrams weigh almost as much as whole words, so spellings and
+ * word forms meet ("favorite color" is close to "favourite colour"). Texts
  * that share words or word stems ("invoice", "invoices") come out closer than unrelated ones; the similarity is
  * lexical, never semantic ("bill" and "invoice" are strangers). The same text gives the same vector in every
  * process and every release that keeps `DEV_EMBED_DIMENSIONS` and the features.
@@ -16,8 +19,13 @@ export { DEV_EMBED_DIMENSIONS } from "@/lib/models/embedding";
 /** The warning every dev-embed response carries. */
 export const DEV_EMBED_WARNING = `dev-embed is not a real model: its ${DEV_EMBED_DIMENSIONS}-dimension vectors hash words, word pairs and character trigrams, so similarity is lexical, not semantic`;
 
-/** How much each kind of feature weighs: whole words most, then word pairs, then each character trigram. */
-const WEIGHTS = { word: 1, pair: 0.7, trigram: 0.4 } as const;
+/** How much each kind of feature weighs: whole words, then each character trigram, then word pairs. */
+const WEIGHTS = { word: 0.6, pair: 0.3, trigram: 0.5 } as const;
+
+/** Function words left out of the features (a text of nothing else keeps them). */
+const STOP_WORDS = new Set(
+  "a an and are as at be by do does for from has have how i if in is it its me my of on or our so that the their them there they this to was we were what when where which who why will with you your".split(" "),
+);
 
 /** The dev-embed provider. */
 export function createDevEmbedProvider(): EmbeddingProvider {
@@ -41,7 +49,9 @@ export function devEmbedVector(text: string): number[] {
     // The low bits pick the slot, a high bit the sign, so that colliding features tend to cancel rather than pile up.
     vector[hash % DEV_EMBED_DIMENSIONS] += (hash & 0x8000_0000) === 0 ? weight : -weight;
   };
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const all = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const content = all.filter((word) => !STOP_WORDS.has(word));
+  const words = content.length ? content : all;
   words.forEach((word, index) => {
     add(`w:${word}`, WEIGHTS.word);
     if (index > 0) add(`p:${words[index - 1]} ${word}`, WEIGHTS.pair);

@@ -18,11 +18,11 @@ async function call(id: string, input: unknown, context: NativeToolContext) {
 }
 
 describe("built-in tool manifests", () => {
-  it("each passes validateToolManifest, is native, version 1.0.0, with a bare id and no spec", () => {
-    expect(BUILTIN_TOOLS.map((manifest) => manifest.id)).toEqual(["current-time", "remember", "recall"]);
+  it("each passes validateToolManifest, is native, version 1.x, with a bare id and no spec", () => {
+    expect(BUILTIN_TOOLS.map((manifest) => `${manifest.id}@${manifest.version}`)).toEqual(["current-time@1.0.0", "remember@1.0.0", "recall@1.1.0", "recall@1.0.0"]);
     for (const manifest of BUILTIN_TOOLS) {
       expect(validateToolManifest(manifest)).toEqual({ ok: true, manifest });
-      expect(manifest).toMatchObject({ transport: "native", version: "1.0.0" });
+      expect(manifest).toMatchObject({ transport: "native" });
       expect(manifest.id).toMatch(/^[a-z-]+$/);
       expect(manifest.spec).toBeUndefined();
     }
@@ -38,7 +38,11 @@ describe("built-in tool manifests", () => {
     expect(isBuiltinToolId("current-time")).toBe(true);
     expect(isBuiltinToolId("acme.current-time")).toBe(false);
     expect(isBuiltinToolId("Current-Time")).toBe(false);
-    expect(getBuiltinTool("recall", "1.0.0")?.id).toBe("recall");
+    expect(getBuiltinTool("recall", "1.1.0")?.id).toBe("recall");
+    expect(getBuiltinTool("recall")?.version).toBe("1.1.0");
+    expect(builtinToolVersions("recall")).toEqual(["1.1.0", "1.0.0"]);
+    // The first version takes no mode: an agent that pinned it searches by keyword as before.
+    expect(getValidator(getBuiltinTool("recall", "1.0.0")!.input)({ query: "x", mode: "semantic" })).toMatchObject({ ok: false });
     expect(getBuiltinTool("recall", "2.0.0")).toBeUndefined();
     expect(getBuiltinTool("nope")).toBeUndefined();
     expect(builtinToolVersions("remember")).toEqual(["1.0.0"]);
@@ -47,7 +51,7 @@ describe("built-in tool manifests", () => {
 
   it("fill the documented defaults into the input", () => {
     expect(getValidator(getBuiltinTool("remember")!.input)({ content: "x" })).toEqual({ ok: true, value: { content: "x", type: "note" } });
-    expect(getValidator(getBuiltinTool("recall")!.input)({ query: "x" })).toEqual({ ok: true, value: { query: "x", limit: 10, scope: "same-project" } });
+    expect(getValidator(getBuiltinTool("recall")!.input)({ query: "x" })).toEqual({ ok: true, value: { query: "x", limit: 10, scope: "same-project", mode: "keyword" } });
     expect(getValidator(getBuiltinTool("remember")!.input)({ content: "   ", type: "Not A Slug" })).toMatchObject({ ok: false, issues: [{ path: "/content" }, { path: "/type" }] });
     expect(getValidator(getBuiltinTool("recall")!.input)({ query: "x", limit: 51, scope: "galaxy" })).toMatchObject({ ok: false });
   });

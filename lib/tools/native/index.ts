@@ -5,13 +5,14 @@
 import { isAppError } from "@/lib/errors";
 import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { currentTime } from "./current-time";
-import { recall } from "./recall";
+import { recall, recallFirstVersion } from "./recall";
 import { remember } from "./remember";
 import { toolError, type NativeTool, type NativeToolContext, type NativeToolResult } from "./types";
 
 export type { NativeToolContext, NativeToolResult } from "./types";
 
-const TOOLS: readonly NativeTool[] = [currentTime, remember, recall];
+/** Each version of each built-in tool; a tool's versions highest first. */
+const TOOLS: readonly NativeTool[] = [currentTime, remember, recall, recallFirstVersion];
 
 /** The manifests of every built-in tool (each version of each). */
 export const BUILTIN_TOOLS: readonly ToolManifest[] = TOOLS.map((tool) => tool.manifest);
