@@ -106,7 +106,7 @@ describe("an embedding provider of the tenant's own", () => {
       wire.update({ faults: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [i + 1, { status: 503 }])) });
       const secret = await call("POST", "/v1/secrets", { key: own.key, body: { name: "wire-embed-key", value: "wire-embed-key" } });
       expect(secret.status, secret.text).toBe(201);
-      const provider = await call("POST", "/v1/providers", { key: own.key, body: { id: "wire-embed", kind: "openai-compatible-embeddings", baseUrl: wire.baseUrl, apiKeySecret: "wire-embed-key", models: [{ name: "wire-embed-1", dimensions: 16 }] } });
+      const provider = await call("POST", "/v1/providers", { key: own.key, body: { id: "wire-embed", kind: "openai-compatible-embeddings", baseUrl: wire.baseUrl, apiKeySecret: "wire-embed-key", models: [{ name: "wire-embed-1", dimensions: 16, inputUsdPerMTok: 100 }] } });
       expect(provider.status, provider.text).toBe(201);
       const written = await call("POST", "/v1/memory/facts", { key: own.key, body: { type: "preference", content: "the printer on floor two jams on A3", projectId: own.projectId } });
       expect(written.status, written.text).toBe(201);
@@ -131,7 +131,11 @@ describe("an embedding provider of the tenant's own", () => {
 
       // A turn that retrieves by meaning embeds its query with the same model.
       const turn = await retrieved(own, "semantic", "printer problems");
-      expect(turn.retrieval).toMatchObject({ embedding: { providerId: "wire-embed", model: "wire-embed-1" }, skipped: 0 });
+      expect(turn.retrieval).toMatchObject({ embedding: { providerId: "wire-embed", model: "wire-embed-1", inputTokens: expect.any(Number) }, skipped: 0 });
+      // The query's embedding is accounted: its cost (100 USD per million tokens here) is the run's (dev-echo costs nothing).
+      expect(turn.retrieval.embedding.inputTokens).toBeGreaterThan(0);
+      expect(turn.retrieval.embedding.costUsd).toBeCloseTo((turn.retrieval.embedding.inputTokens * 100) / 1_000_000, 9);
+      expect(turn.run.costUsd).toBeCloseTo(turn.retrieval.embedding.costUsd, 9);
       expect(turn.facts.map((fact) => fact.id).sort()).toEqual([written.body.id, before.id].sort());
     } finally {
       await wire.close();

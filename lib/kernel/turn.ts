@@ -287,7 +287,15 @@ export async function planTurnStart(env: KernelEnvironment, scope: RunScope, def
     // Built from what routing read, for the turn's first model call (a caller that keeps the session passes it on).
     provider: env.routedProvider?.(scope, route),
     events: [{ type: "turn-started", data }],
-    patch: { ...started, resolvedTools: tools.resolved, providerId: route.providerId, model: route.model, retrievedFacts: data.facts },
+    patch: {
+      ...started,
+      resolvedTools: tools.resolved,
+      providerId: route.providerId,
+      model: route.model,
+      retrievedFacts: data.facts,
+      // What embedding the turn's query cost counts toward the run's cost (its tokens are not the model's).
+      ...(retrieval?.embedding?.costUsd ? { addUsage: { inputTokens: 0, outputTokens: 0, costUsd: retrieval.embedding.costUsd, modelCalls: 0 } } : {}),
+    },
   };
 }
 

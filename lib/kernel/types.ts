@@ -77,8 +77,11 @@ export type ResolvedToolRef = { id: string; range: string; version: string };
  */
 export type TurnFact = { id: string; type: string; content: string; createdAt: string; score?: number; foundBy?: "keyword" | "semantic" | "both" };
 
-/** What a turn's retrieval by meaning did: the embedding model of the query, facts with no vector from it yet (skipped), problems. */
-export type TurnRetrieval = { embedding: { providerId: string; model: string } | null; skipped: number; warnings: string[] };
+/**
+ * What a turn's retrieval by meaning did: the embedding model of the query (and what embedding it used and cost: the
+ * cost is added to the run's), facts with no vector from it yet (skipped), problems.
+ */
+export type TurnRetrieval = { embedding: { providerId: string; model: string; inputTokens?: number; costUsd?: number } | null; skipped: number; warnings: string[] };
 
 /** The outcome of one tool call, as journaled. */
 /** A delta of a run's model call as it is written (never journaled): `callIndex` is the call's index in the turn. */

@@ -127,7 +127,7 @@ function queryEmbedding(tenantId: string, route: EmbeddingRoute, text: string): 
   const key = JSON.stringify([tenantId, route.decision.providerId, route.decision.model, text]);
   let vector = queryVectors.get(key);
   if (!vector) {
-    vector = embedTexts(tenantId, route, [text]).then((answer) => ({ vector: answer.vectors[0], providerId: answer.providerId, model: answer.model }));
+    vector = embedTexts(tenantId, route, [text]).then((answer) => ({ vector: answer.vectors[0], providerId: answer.providerId, model: answer.model, inputTokens: answer.inputTokens, costUsd: answer.costUsd }));
     vector.catch(() => queryVectors.delete(key));
     if (queryVectors.size >= MAX_QUERY_VECTORS) queryVectors.delete(queryVectors.keys().next().value as string);
     queryVectors.set(key, vector);
@@ -247,7 +247,8 @@ export const dbKernelEnvironment: KernelEnvironment = {
       }
     }
     const found = await retrieveFacts(factScope, intent, query, { embedding });
-    return { facts: found.facts.map(turnFact), retrieval: { embedding: "error" in route ? null : { providerId: route.decision.providerId, model: route.decision.model }, skipped: found.skipped, warnings } };
+    const used = embedding ? { inputTokens: embedding.inputTokens ?? 0, costUsd: embedding.costUsd ?? 0 } : {};
+    return { facts: found.facts.map(turnFact), retrieval: { embedding: "error" in route ? null : { providerId: route.decision.providerId, model: route.decision.model, ...used }, skipped: found.skipped, warnings } };
   },
 
   runsInCommit: (manifest) => toolInvoker(manifest) === "native",

@@ -66,11 +66,11 @@ export const CREATE_RUN_SQL = `${KERNEL_SQL_MARKER}create-run */
 WITH r AS (
   INSERT INTO "Run" ("id", "tenantId", "projectId", "kind", "agentId", "agentVersion", "toolId", "toolVersion", "conversationId", "status",
     "attended", "origin", "toolsAllowedUnattended", "createdBy", "userMessage", "parameters", "arguments", "resolvedTools", "providerId", "model",
-    "failure", "retrievedFacts", "lastSeq", "leaseOwner", "leaseExpiresAt", "startedAt", "finishedAt")
+    "failure", "retrievedFacts", "lastSeq", "leaseOwner", "leaseExpiresAt", "startedAt", "finishedAt", "costUsd")
   VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::text, $9::uuid, $10::text,
     $11::boolean, $12::jsonb, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14::uuid, $15::text, $16::jsonb, $17::jsonb, $18::jsonb, $19::text, $20::text,
     $21::jsonb, COALESCE($22::jsonb, '[]'::jsonb), jsonb_array_length($23::jsonb), $24::text,
-    CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz)
+    CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz, $28::float8)
   RETURNING "id", "tenantId", "createdAt", "leaseExpiresAt"
 ), e AS (
   INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
@@ -174,6 +174,8 @@ export function createRunParams(run: NewRun): unknown[] {
     lease ? lease.ms / 1000 : 0,
     iso(patch.startedAt),
     iso(patch.finishedAt),
+    // What the turn's start cost (embedding its retrieval query); model calls come later.
+    patch.addUsage?.costUsd ?? 0,
   ];
 }
 
@@ -208,7 +210,7 @@ export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
     model: patch.model ?? null,
     inputTokens: 0,
     outputTokens: 0,
-    costUsd: 0,
+    costUsd: patch.addUsage?.costUsd ?? 0,
     modelCalls: 0,
     toolCalls: 0,
     output: null,

@@ -58,7 +58,7 @@ export const RETRIEVAL_MODES: readonly RetrievalMode[] = ["keyword", "semantic",
 export type RetrievedFact = { id: string; type: string; content: string; conversationId: string | null; createdAt: string; rank: number; score: number; foundBy: RetrievalMode };
 
 /** The query's vector, and the embedding model that made it (only that model's fact vectors are compared). */
-export type QueryEmbedding = { vector: number[]; providerId: string; model: string };
+export type QueryEmbedding = { vector: number[]; providerId: string; model: string; inputTokens?: number; costUsd?: number };
 
 type FactRow = { id: string; type: string; content: string; projectId: string; conversationId: string | null; source: string; runId: string | null; createdBy: string; createdAt: Date };
 type RankedRow = FactRow & { rank: number };
