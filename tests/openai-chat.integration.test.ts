@@ -129,6 +129,14 @@ describe("chat.completions.create", () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it("a turn that fails is the SDK's UnprocessableEntityError with code run-failed and the failure's code in the message", async () => {
+    const costly = await registerAgent(tenant, { budget: { maxCostUsd: 0.01 } });
+    const failed = await client.chat.completions.create({ model: costly.id, messages: [{ role: "user", content: script({ text: "too expensive", costUsd: 0.03 }) }] }).catch((caught: unknown) => caught);
+    expect(failed).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect((failed as InstanceType<typeof OpenAI.UnprocessableEntityError>).code).toBe("run-failed");
+    expect((failed as Error).message).toContain("budget-exceeded");
+  });
+
   it("refuses a client's tools, a tool message and a last message that is not the user's, with the field as param", async () => {
     const refused = await client.chat.completions
       .create({ model: agent.id, messages: [{ role: "user", content: "hi" }], tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }] })

@@ -120,6 +120,14 @@ describe("responses.create", () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it("a turn that fails answers a failed response with the failure as its error, streamed as response.failed", async () => {
+    const costly = await registerAgent(tenant, { budget: { maxCostUsd: 0.01 } });
+    const failed = await client.responses.create({ model: costly.id, input: script({ text: "too expensive", costUsd: 0.03 }) });
+    expect(failed).toMatchObject({ status: "failed", error: { code: "budget-exceeded", message: expect.any(String) } });
+    const events = await rawEvents({ model: costly.id, input: script({ text: "too expensive", costUsd: 0.03 }) });
+    expect(events[events.length - 1]).toMatchObject({ event: "response.failed", data: { response: { status: "failed", error: { code: "budget-exceeded" } } } });
+  });
+
   it("refuses client tools with the field as param; an unknown response is the SDK's NotFoundError", async () => {
     const agent = await registerAgent(tenant);
     const refused = await client.responses.create({ model: agent.id, input: "hi", tools: [{ type: "function", name: "f", parameters: { type: "object" }, strict: false }] }).catch((caught: unknown) => caught);
