@@ -63,22 +63,27 @@ describe("retrieval on a real database: keyword, semantic and both", () => {
     expect(await database.db.memoryFact.count({ where: { tenantId: scope.tenantId } })).toBe(1);
   });
 
-  it("keeps to the scope: the conversation, the project, or the tenant", async () => {
+  it("keeps to the scope — the conversation, the project, or the tenant — and the types, by keyword and by meaning", async () => {
     const tenantId = randomUUID();
     const projectId = randomUUID();
     const here = newScope({ tenantId, projectId });
     const sameProject = newScope({ tenantId, projectId });
     const otherProject = newScope({ tenantId });
     const otherTenant = newScope({ projectId });
-    const a = await store(here, "alpha keyword");
-    const b = await store(sameProject, "alpha keyword");
-    const c = await store(otherProject, "alpha keyword");
-    await store(otherTenant, "alpha keyword");
-    const ids = async (scope: "same-conversation" | "same-project" | "tenant", from: FactScope = here) => (await searchFacts(from, { text: "alpha", limit: 10, scope }, database.db)).map((fact) => fact.id).sort();
-    expect(await ids("same-conversation")).toEqual([a.id]);
-    expect(await ids("same-project")).toEqual([a.id, b.id].sort());
-    expect(await ids("tenant")).toEqual([a.id, b.id, c.id].sort());
-    expect(await ids("same-conversation", { ...here, conversationId: null })).toEqual([]);
+    const a = await fact(here, "alpha keyword", [1, 0]);
+    const b = await fact(sameProject, "alpha keyword", [1, 0]);
+    const c = await fact(otherProject, "alpha keyword", [1, 0]);
+    await fact(otherTenant, "alpha keyword", [1, 0]);
+    const typed = await fact(here, "alpha typed", [1, 0], "preference");
+    for (const mode of ["keyword", "semantic"] as const) {
+      const ids = async (scope: "same-conversation" | "same-project" | "tenant", from: FactScope = here, types = ["note"]) =>
+        (await retrieveFacts(from, { types, scope, mode }, "alpha", { embedding: query([1, 0]), db: database.db })).facts.map((item) => item.id).sort();
+      expect(await ids("same-conversation")).toEqual([a.id]);
+      expect(await ids("same-project")).toEqual([a.id, b.id].sort());
+      expect(await ids("tenant")).toEqual([a.id, b.id, c.id].sort());
+      expect(await ids("same-conversation", { ...here, conversationId: null })).toEqual([]);
+      expect(await ids("tenant", here, ["preference"])).toEqual([typed.id]);
+    }
   });
 
   it("keeps to the intent's types (none match an empty list) and its limit (default 10, at most 100)", async () => {
@@ -155,22 +160,4 @@ describe("retrieval on a real database: keyword, semantic and both", () => {
     expect(found.skipped).toBe(1);
   });
 
-  it("semantic keeps to the scope, the types and the tenant", async () => {
-    const tenantId = randomUUID();
-    const projectId = randomUUID();
-    const here = newScope({ tenantId, projectId });
-    const sameProject = newScope({ tenantId, projectId });
-    const otherProject = newScope({ tenantId });
-    const otherTenant = newScope({ projectId });
-    const a = await fact(here, "alpha", [1, 0]);
-    const b = await fact(sameProject, "alpha", [1, 0]);
-    const c = await fact(otherProject, "alpha", [1, 0]);
-    await fact(otherTenant, "alpha", [1, 0]);
-    const typed = await fact(here, "alpha typed", [1, 0], "preference");
-    const ids = async (scope: "same-conversation" | "same-project" | "tenant", types = ["note"]) => (await retrieveFacts(here, { types, scope, mode: "semantic" }, "x", { embedding: query([1, 0]), db: database.db })).facts.map((item) => item.id).sort();
-    expect(await ids("same-conversation")).toEqual([a.id]);
-    expect(await ids("same-project")).toEqual([a.id, b.id].sort());
-    expect(await ids("tenant")).toEqual([a.id, b.id, c.id].sort());
-    expect(await ids("tenant", ["preference"])).toEqual([typed.id]);
-  });
 });

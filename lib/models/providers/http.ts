@@ -162,37 +162,63 @@ export async function postJson<T>(post: JsonPost<T>): Promise<{ answer: T; attem
   return withRetries(post, (policy) => jsonOnce(post, policy));
 }
 
+/** An attempt's own request: aborted when the caller aborts or when the attempt stays silent for `timeoutMs`. */
+type Attempt = { controller: AbortController; timer: NodeJS.Timeout; isSilent: () => boolean; end: () => void };
+
+function startAttempt(signal: AbortSignal | undefined, timeoutMs: number, silence: string): Attempt {
+  signal?.throwIfAborted();
+  const controller = new AbortController();
+  let silent = false;
+  const timer = setTimeout(() => {
+    silent = true;
+    controller.abort(new DOMException(`${silence} for ${timeoutMs} ms`, "TimeoutError"));
+  }, timeoutMs);
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return {
+    controller,
+    timer,
+    isSilent: () => silent,
+    end: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** Sends an attempt's POST: the response, or the failure of one that could not be reached or stayed silent. */
+async function send(post: JsonPost<unknown> | StreamPost<unknown>, attempt: Attempt, accept: string, timeoutMs: number): Promise<Response | Outcome<never>> {
+  try {
+    const headers = { "content-type": "application/json", accept, ...post.headers };
+    return await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: attempt.controller.signal, redirect: "manual" });
+  } catch (error) {
+    if (post.signal?.aborted) throw post.signal.reason;
+    const why = attempt.isSilent() ? `no answer within ${timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
+    return { ok: false, code: "provider-unavailable", message: `${post.providerId}: ${why}`, retryable: true };
+  }
+}
+
+/** A response's whole body, or the failure of one that broke off or stayed silent. */
+async function bodyText(post: JsonPost<unknown> | StreamPost<unknown>, response: Response, attempt: Attempt, timeoutMs: number): Promise<string | Outcome<never>> {
+  try {
+    return await response.text();
+  } catch (error) {
+    if (post.signal?.aborted) throw post.signal.reason;
+    const why = attempt.isSilent() ? `no answer within ${timeoutMs} ms` : `broke off (${networkCause(error)})`;
+    return { ok: false, code: "provider-unavailable", message: `${post.providerId}: HTTP ${response.status}, and then the answer ${why}`, status: response.status, retryable: true };
+  }
+}
+
 /** One attempt of a JSON post, with its own controller for the caller's abort and the timeout. */
 async function jsonOnce<T>(post: JsonPost<T>, policy: RetryPolicy): Promise<Outcome<T>> {
-  post.signal?.throwIfAborted();
-  const controller = new AbortController();
-  let isSilent = false;
-  const timer = setTimeout(() => {
-    isSilent = true;
-    controller.abort(new DOMException(`no answer for ${policy.timeoutMs} ms`, "TimeoutError"));
-  }, policy.timeoutMs);
-  const onAbort = () => controller.abort(post.signal?.reason);
-  post.signal?.addEventListener("abort", onAbort, { once: true });
+  const attempt = startAttempt(post.signal, policy.timeoutMs, "no answer");
   const { providerId } = post;
   try {
-    let response: Response;
-    try {
-      const headers = { "content-type": "application/json", accept: "application/json", ...post.headers };
-      response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: controller.signal, redirect: "manual" });
-    } catch (error) {
-      if (post.signal?.aborted) throw post.signal.reason;
-      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
-      return { ok: false, code: "provider-unavailable", message: `${providerId}: ${why}`, retryable: true };
-    }
+    const response = await send(post, attempt, "application/json", policy.timeoutMs);
+    if (!(response instanceof Response)) return response;
     const { status } = response;
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      if (post.signal?.aborted) throw post.signal.reason;
-      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `broke off (${networkCause(error)})`;
-      return { ok: false, code: "provider-unavailable", message: `${providerId}: HTTP ${status}, and then the answer ${why}`, status, retryable: true };
-    }
+    const text = await bodyText(post, response, attempt, policy.timeoutMs);
+    if (typeof text !== "string") return text;
     if (!isSuccess(status)) return { ok: false, ...failureOf(providerId, response, text) };
     let json: unknown;
     try {
@@ -207,8 +233,7 @@ async function jsonOnce<T>(post: JsonPost<T>, policy: RetryPolicy): Promise<Outc
       return { ok: false, code: error.code, message: `${providerId}: ${error.message}`, status, retryable: error.retryable };
     }
   } finally {
-    clearTimeout(timer);
-    post.signal?.removeEventListener("abort", onAbort);
+    attempt.end();
   }
 }
 
@@ -218,47 +243,25 @@ async function jsonOnce<T>(post: JsonPost<T>, policy: RetryPolicy): Promise<Outc
  * once, so an abort mid-body rejects without waiting for the next byte.
  */
 async function streamOnce<T>(post: StreamPost<T>, policy: RetryPolicy, attempt: number): Promise<Outcome<T>> {
-  post.signal?.throwIfAborted();
-  const controller = new AbortController();
-  let isSilent = false;
-  const timer = setTimeout(() => {
-    isSilent = true;
-    controller.abort(new DOMException(`no data for ${policy.timeoutMs} ms`, "TimeoutError"));
-  }, policy.timeoutMs);
-  const onAbort = () => controller.abort(post.signal?.reason);
-  post.signal?.addEventListener("abort", onAbort, { once: true });
+  const control = startAttempt(post.signal, policy.timeoutMs, "no data");
   const { providerId } = post;
   try {
-    let response: Response;
-    try {
-      const headers = { "content-type": "application/json", accept: "text/event-stream", ...post.headers };
-      response = await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: controller.signal, redirect: "manual" });
-    } catch (error) {
-      if (post.signal?.aborted) throw post.signal.reason;
-      const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `could not be reached (${networkCause(error)})`;
-      return { ok: false, code: "provider-unavailable", message: `${providerId}: ${why}`, retryable: true };
-    }
+    const response = await send(post, control, "text/event-stream", policy.timeoutMs);
+    if (!(response instanceof Response)) return response;
     const { status } = response;
     if (!isSuccess(status)) {
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        if (post.signal?.aborted) throw post.signal.reason;
-        const why = isSilent ? `no answer within ${policy.timeoutMs} ms` : `broke off (${networkCause(error)})`;
-        return { ok: false, code: "provider-unavailable", message: `${providerId}: HTTP ${status}, and then the answer ${why}`, status, retryable: true };
-      }
+      const text = await bodyText(post, response, control, policy.timeoutMs);
+      if (typeof text !== "string") return text;
       return { ok: false, ...failureOf(providerId, response, text) };
     }
     if (/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
       await response.body?.cancel().catch(() => undefined);
       return { ok: false, code: "provider-bad-response", message: `${providerId}: HTTP ${status} with a JSON body instead of an event stream`, status, retryable: false };
     }
-    timer.refresh();
-    return await readStream(post, response, post.reader(attempt), { signal: controller.signal, onData: () => timer.refresh(), isSilent: () => isSilent, timeoutMs: policy.timeoutMs });
+    control.timer.refresh();
+    return await readStream(post, response, post.reader(attempt), { signal: control.controller.signal, onData: () => control.timer.refresh(), isSilent: control.isSilent, timeoutMs: policy.timeoutMs });
   } finally {
-    clearTimeout(timer);
-    post.signal?.removeEventListener("abort", onAbort);
+    control.end();
   }
 }
 

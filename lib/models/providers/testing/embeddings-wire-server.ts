@@ -13,6 +13,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isRecord } from "@/lib/models/providers/shared";
+import type { WireTestServer } from "@/lib/models/providers/testing/wire-servers";
 
 /** How a given request is answered instead of with its plain vectors. */
 export type EmbeddingsFault =
@@ -55,17 +56,8 @@ export type EmbeddingsRequestRecord = {
   problem?: string;
 };
 
-/** A running embeddings server. */
-export type EmbeddingsServer = {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  /** The base URL a provider is configured with: `<url>/v1`. */
-  baseUrl: string;
-  requests: EmbeddingsRequestRecord[];
-  /** Changes what later requests get (the fields given replace the ones set). */
-  update(options: Partial<EmbeddingsServerOptions>): void;
-  close(): Promise<void>;
-};
+/** A running embeddings server (its base URL: `<url>/v1`). */
+export type EmbeddingsServer = WireTestServer<EmbeddingsRequestRecord, EmbeddingsServerOptions>;
 
 /** The fields OpenAI's embeddings endpoint accepts. */
 const FIELDS = new Set(["model", "input", "encoding_format", "dimensions", "user"]);

@@ -276,17 +276,20 @@ export type StreamRequestRecord = {
   finishedAt?: number;
 };
 
-/** A running stream server. */
-export type StreamServer = {
+/** A running wire server of the tests: where it listens, what it received, and how to change what it answers. */
+export type WireTestServer<RequestRecord, Options> = {
   /** `http://127.0.0.1:<port>` */
   url: string;
-  /** The base URL a provider is configured with: `<url>/v1` for OpenAI, `<url>` for Anthropic. */
+  /** The base URL a provider is configured with: `<url>/v1` for OpenAI's formats, `<url>` for Anthropic. */
   baseUrl: string;
-  requests: StreamRequestRecord[];
+  requests: RequestRecord[];
   /** Changes what later requests get (the fields given replace the ones set). */
-  update(options: Partial<StreamServerOptions>): void;
+  update(options: Partial<Options>): void;
   close(): Promise<void>;
 };
+
+/** A running stream server. */
+export type StreamServer = WireTestServer<StreamRequestRecord, StreamServerOptions>;
 
 type Dialect = {
   path: string;
