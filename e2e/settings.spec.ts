@@ -70,11 +70,16 @@ test("set a secret, give it a new version, delete it; the value is never shown",
   expect(secrets.body.data.map((secret) => secret.name)).not.toContain(name);
 });
 
-test("the model providers are listed in routing order, dev-echo last and marked", async ({ page }) => {
+test("the model and embedding providers are listed in routing order, dev-echo last, the dev ones marked", async ({ page }) => {
   await page.goto("/settings/providers");
   const rows = page.locator("tbody tr");
   await expect(rows.last()).toContainText("dev-echo");
   await expect(rows.last()).toContainText("not a real model");
+  await expect(rows.last().getByText("model", { exact: true })).toBeVisible();
+  // dev-embed, the embedding provider that is not a real model either, serves embeddings.
+  const devEmbed = rows.filter({ hasText: "dev-embed" });
+  await expect(devEmbed.getByText("embeddings", { exact: true })).toBeVisible();
+  await expect(devEmbed).toContainText("not a real model");
   await expectNoSeriousA11yViolations(page);
   await page.getByRole("button", { name: "Add a provider" }).click();
   await expect(page.getByRole("dialog").getByLabel("Base URL")).toBeVisible();

@@ -5,7 +5,19 @@ import { settingsKeys, toolKeys } from "@/lib/client/query-keys";
 
 export type Token = { id: string; name: string; prefix: string; projectId: string | null; actsFor: { userId: string; kind: "person" | "service"; name: string }; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
 export type Secret = { name: string; version: number; createdAt: string };
-export type Provider = { id: string; kind: string; source: "tenant" | "environment" | "built-in"; models: { name: string; features: string[]; contextTokens?: number; inputUsdPerMTok?: number; outputUsdPerMTok?: number }[]; baseUrl?: string; apiKeySecret?: string; projectIds?: string[] | null };
+/** The capability kind a provider serves: `llm-inference` (a model provider) or `embedding` (an embedding provider). */
+export type ProviderCapabilityKind = "llm-inference" | "embedding";
+export type ProviderModel = { name: string; features: string[]; contextTokens?: number; inputUsdPerMTok?: number; outputUsdPerMTok?: number; /** An embedding model's vector length, when declared. */ dimensions?: number };
+export type Provider = {
+  id: string;
+  kind: string;
+  capabilityKind: ProviderCapabilityKind;
+  source: "tenant" | "environment" | "built-in";
+  models: ProviderModel[];
+  baseUrl?: string;
+  apiKeySecret?: string;
+  projectIds?: string[] | null;
+};
 export type McpEndpoint = {
   id: string;
   projectId: string;
