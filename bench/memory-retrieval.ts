@@ -223,7 +223,7 @@ async function measureBackend(backend: Backend, options: Options, migrateTarget:
   const { getDb } = await import("../lib/db");
   const { createTenant } = await import("../lib/services/create-tenant");
   const { retrieveFacts } = await import("../lib/services/memory");
-  const { embedPendingFacts, projectEmbeddingRoute } = await import("../lib/services/fact-embeddings");
+  const { embedPendingFacts, projectEmbeddingRoute, vectorLiteral } = await import("../lib/services/fact-embeddings");
   const { devEmbedVector, DEV_EMBED_DIMENSIONS } = await import("../lib/models/providers/dev-embed");
   const { Prisma } = await import("../lib/generated/prisma/client");
   const { cosineSql } = await import("../lib/services/fact-embeddings");
@@ -268,8 +268,7 @@ async function measureBackend(backend: Backend, options: Options, migrateTarget:
         facts.push({ id, tenantId: target.tenantId, projectId: target.projectId, type: "note", content, source: "api", createdBy: target.createdBy, createdAt: new Date(epoch + position * 1000) });
       }
       await db.memoryFact.createMany({ data: facts });
-      // The vectors as array literals in one text[] parameter (9 significant digits: a float4 read back exactly):
-      // Prisma's createMany with 512 numbers a row took about 2 ms per fact.
+      // The vectors as array literals in one text[] parameter, as the embedder stores them.
       if (withVectors)
         await db.$executeRawUnsafe(
           `INSERT INTO "FactEmbedding" ("factId", "tenantId", "projectId", "providerId", model, dimensions, vector)
@@ -280,7 +279,7 @@ async function measureBackend(backend: Backend, options: Options, migrateTarget:
           providerId,
           model,
           DEV_EMBED_DIMENSIONS,
-          facts.map((fact) => `{${devEmbedVector(fact.content).map((value) => (value === 0 ? "0" : value.toPrecision(9))).join(",")}}`),
+          facts.map((fact) => vectorLiteral(devEmbedVector(fact.content))),
         );
     }
   };

@@ -102,15 +102,24 @@ async function claimBatch(tenantId: string, projectId: string, route: EmbeddingR
     RETURNING id::text AS id, content, "embedAttempts"`;
 }
 
-/** Stores a batch's vectors (a vector another embedder stored first is kept) and clears the facts' failure state. */
+/** A vector as a PostgreSQL array literal (9 significant digits: a float4 reads back exactly). */
+export const vectorLiteral = (vector: readonly number[]) => `{${vector.map((value) => (Number.isFinite(value) && value !== 0 ? value.toPrecision(9) : "0")).join(",")}}`;
+
+/**
+ * Stores a batch's vectors (a vector another embedder stored first is kept) and clears the facts' failure state. The
+ * vectors go as one text[] parameter of array literals: an insert of one row per fact with hundreds of numbers each
+ * took about eight times as long.
+ */
 async function storeBatch(tenantId: string, projectId: string, facts: Claimed[], embedded: Embedded): Promise<void> {
   const db = await getDb();
+  const ids = facts.map((fact) => fact.id);
   await db.$transaction(async (tx) => {
-    await tx.factEmbedding.createMany({
-      data: facts.map((fact, index) => ({ factId: fact.id, tenantId, projectId, providerId: embedded.providerId, model: embedded.model, dimensions: embedded.dimensions, vector: embedded.vectors[index] })),
-      skipDuplicates: true,
-    });
-    await tx.memoryFact.updateMany({ where: { id: { in: facts.map((fact) => fact.id) } }, data: { embedAttempts: 0, embedError: null, embedAfter: null } });
+    await tx.$executeRaw`
+      INSERT INTO "FactEmbedding" ("factId", "tenantId", "projectId", "providerId", model, dimensions, vector)
+      SELECT id, ${tenantId}::uuid, ${projectId}::uuid, ${embedded.providerId}, ${embedded.model}, ${embedded.dimensions}, vector::real[]
+      FROM unnest(${ids}::uuid[], ${embedded.vectors.map(vectorLiteral)}::text[]) AS row(id, vector)
+      ON CONFLICT DO NOTHING`;
+    await tx.memoryFact.updateMany({ where: { id: { in: ids } }, data: { embedAttempts: 0, embedError: null, embedAfter: null } });
   });
 }
 
