@@ -94,6 +94,20 @@ describe("retrieval by meaning", () => {
   });
 });
 
+describe("an embedding capability no provider serves", () => {
+  it("is a warning at its pointer; it fails a turn that retrieves by meaning, and only such a turn", async () => {
+    const capabilities = [{ kind: "llm-inference" }, { kind: "embedding", needs: [{ providers: { allow: ["no-such-embedder"] } }] }];
+    const validated = await call("POST", "/v1/agents/validate", { key: tenant.key, body: { id: unique("v.agent"), version: "1.0.0", name: "V", instructions: "x", capabilities, tools: [], retrieval: [{ types: ["preference"], scope: "same-project", mode: "semantic" }], guardrails: [], projectId: tenant.projectId } });
+    expect(validated.body).toMatchObject({ valid: true, embeddingRouting: { error: "no-provider" } });
+    expect(validated.body.warnings).toEqual([expect.objectContaining({ path: "/capabilities/1" })]);
+    const semantic = await registerAgent(tenant, { preferredProvider: "dev-echo", capabilities, retrieval: [{ types: ["preference"], scope: "same-project", mode: "semantic" }] });
+    const failed = await call("POST", "/v1/runs", { key: tenant.key, body: { agent: { id: semantic.id }, input: { userMessage: "anything" } } });
+    expect(failed.body).toMatchObject({ status: "failed", failure: { code: "no-provider", message: expect.stringContaining("searches by meaning") } });
+    const keyword = await registerAgent(tenant, { preferredProvider: "dev-echo", capabilities, retrieval: [{ types: ["preference"], scope: "same-project", mode: "keyword" }] });
+    expect((await call("POST", "/v1/runs", { key: tenant.key, body: { agent: { id: keyword.id }, input: { userMessage: "anything" } } })).body.status).toBe("completed");
+  });
+});
+
 describe("an embedding provider of the tenant's own", () => {
   it("re-embeds the facts when the model changes; a fact written while the provider is down is embedded after it recovers", async () => {
     const own = await newTenant("semantic memory, own embedding provider");
@@ -121,6 +135,12 @@ describe("an embedding provider of the tenant's own", () => {
       }
       expect(pending).toMatchObject({ status: "pending", providerId: "wire-embed", model: "wire-embed-1", attempts: expect.any(Number), lastError: expect.stringContaining("503"), nextAttemptAt: expect.any(String) });
       expect(Number(pending.attempts)).toBeGreaterThanOrEqual(1);
+
+      // A turn that retrieves by meaning while the provider is down is not failed: it says why nothing was searched by meaning.
+      const during = await retrieved(own, "both", "espresso machine");
+      expect(during.run.status).toBe("completed");
+      expect(during.retrieval.warnings).toEqual([expect.stringContaining("could not be embedded with wire-embed/wire-embed-1")]);
+      expect(during.facts.map((fact) => fact.foundBy)).toEqual(["keyword"]);
 
       // It recovers: both facts get vectors from the new model.
       wire.update({ faults: {} });

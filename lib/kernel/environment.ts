@@ -146,9 +146,10 @@ export interface KernelEnvironment {
   conversationHistory(scope: RunScope, limit: number | undefined): Promise<{ messages: { role: "user" | "assistant"; content: string }[]; turns: number }>;
   /**
    * The facts an intent grounds the turn with. An intent that retrieves by meaning also answers `retrieval`: the
-   * query's embedding model (the agent's `embedding` capability's route, `definition`), facts skipped, problems.
+   * query's embedding model (the agent's `embedding` capability's route, `definition`), facts skipped, problems;
+   * `failure` when no provider serves the agent's embedding entry (the turn needs it: it fails).
    */
-  retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string, definition: AgentDefinition): Promise<{ facts: TurnFact[]; retrieval?: TurnRetrieval }>;
+  retrieveFacts(scope: RunScope, intent: RetrievalIntent, query: string, definition: AgentDefinition): Promise<{ facts: TurnFact[]; retrieval?: TurnRetrieval; failure?: { code: "no-provider"; message: string } }>;
   /** Whether a native tool's side effects should run inside the commit transaction (exactly once). */
   runsInCommit(manifest: ToolManifest): boolean;
   /**

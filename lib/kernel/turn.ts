@@ -264,6 +264,7 @@ export async function planTurnStart(env: KernelEnvironment, scope: RunScope, def
   let retrieval: TurnRetrieval | undefined;
   for (const intent of definition.retrieval) {
     const found = await env.retrieveFacts(scope, intent, created.userMessage, definition);
+    if (found.failure) return failed(found.failure, { ...started, resolvedTools: tools.resolved });
     for (const fact of found.facts) if (!facts.has(fact.id)) facts.set(fact.id, fact);
     if (found.retrieval) {
       retrieval = retrieval

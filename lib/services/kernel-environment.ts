@@ -235,20 +235,20 @@ export const dbKernelEnvironment: KernelEnvironment = {
     const factScope = { tenantId: scope.tenantId, projectId: scope.projectId, conversationId: scope.conversationId };
     const turnFact = (fact: RetrievedFact): TurnFact => ({ id: fact.id, type: fact.type, content: fact.content, createdAt: fact.createdAt, score: fact.score, foundBy: fact.foundBy });
     if ((intent.mode ?? "keyword") === "keyword") return { facts: (await retrieveFacts(factScope, intent, query)).facts.map(turnFact) };
-    const warnings: string[] = [];
     const route = await agentEmbeddingRoute(scope.tenantId, scope.projectId, definition);
+    // The turn needs an embedding model that no provider here serves: it fails, as a turn whose model none serves.
+    if ("error" in route) return { facts: [], failure: { code: "no-provider", message: `retrieval intent ${definition.retrieval.indexOf(intent)} searches by meaning and no embedding provider serves the agent: ${route.error}` } };
+    // A provider that fails now (an outage) does not fail the turn: nothing is searched by meaning, and the turn says why.
+    const warnings: string[] = [];
     let embedding: QueryEmbedding | null = null;
-    if ("error" in route) warnings.push(`no embedding provider serves the agent, so nothing was searched by meaning: ${route.error}`);
-    else {
-      try {
-        embedding = await queryEmbedding(scope.tenantId, route, query);
-      } catch (error) {
-        warnings.push(`the turn's query could not be embedded with ${route.decision.providerId}/${route.decision.model}, so nothing was searched by meaning: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    try {
+      embedding = await queryEmbedding(scope.tenantId, route, query);
+    } catch (error) {
+      warnings.push(`the turn's query could not be embedded with ${route.decision.providerId}/${route.decision.model}, so nothing was searched by meaning: ${error instanceof Error ? error.message : String(error)}`);
     }
     const found = await retrieveFacts(factScope, intent, query, { embedding });
     const used = embedding ? { inputTokens: embedding.inputTokens ?? 0, costUsd: embedding.costUsd ?? 0 } : {};
-    return { facts: found.facts.map(turnFact), retrieval: { embedding: "error" in route ? null : { providerId: route.decision.providerId, model: route.decision.model, ...used }, skipped: found.skipped, warnings } };
+    return { facts: found.facts.map(turnFact), retrieval: { embedding: { providerId: route.decision.providerId, model: route.decision.model, ...used }, skipped: found.skipped, warnings } };
   },
 
   runsInCommit: (manifest) => toolInvoker(manifest) === "native",
