@@ -1,25 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { freshPostgresDatabase, newOperatorToken, startServer, type RunningServer } from "./server";
 
-/** Two replicas of the product on one PostgreSQL database of their own, with the credentials they were started with. */
+/** Replicas of the product (two unless asked for more) on one PostgreSQL database of their own, with the credentials they were started with. */
 export type Replicas = {
   a: RunningServer;
   b: RunningServer;
+  /** Every replica, in start order (`a` and `b` are the first two). */
+  servers: RunningServer[];
   databaseUrl: string;
   operatorToken: string;
   /** KINDGI_BOOTSTRAP_API_KEY: the first tenant's admin key. */
   bootstrapKey: string;
   adminEmail: string;
-  /** Stops both servers and drops the database. */
+  /** Stops every server and drops the database. */
   stop: () => Promise<void>;
 };
 
 /**
- * Starts two `npm start` processes at the same moment on a fresh, empty database on the test PostgreSQL server
+ * Starts `count` (default 2, at least 2) `npm start` processes at the same moment on a fresh, empty database on the test PostgreSQL server
  * (KINDGI_TEST_DATABASE_URL), with the same environment as the integration tests' server (tests/global-setup.ts) and
- * the same keys on both, as replicas behind a load balancer have. `env` adds to or overrides that environment.
+ * the same keys on all, as replicas behind a load balancer have. `env` adds to or overrides that environment.
  */
-export async function startReplicas(options: { env?: Record<string, string | undefined> } = {}): Promise<Replicas> {
+export async function startReplicas(options: { env?: Record<string, string | undefined>; count?: number } = {}): Promise<Replicas> {
+  const count = options.count ?? 2;
+  if (!Number.isInteger(count) || count < 2) throw new Error(`replicas: count must be an integer of at least 2, not ${count}`);
   const base = process.env.KINDGI_TEST_DATABASE_URL;
   if (!base) throw new Error("replicas need PostgreSQL: set KINDGI_TEST_DATABASE_URL");
   const database = await freshPostgresDatabase(base);
@@ -41,24 +45,25 @@ export async function startReplicas(options: { env?: Record<string, string | und
     KINDGI_ALLOWED_ORIGINS: "https://console.example.test",
     ...options.env,
   };
-  const started = await Promise.allSettled([startServer({ env }), startServer({ env })]);
+  const started = await Promise.allSettled(Array.from({ length: count }, () => startServer({ env })));
   const running = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const failed = started.flatMap((result) => (result.status === "rejected" ? [result.reason as Error] : []));
   if (failed.length) {
     await Promise.all(running.map((server) => server.stop()));
     await database.drop();
-    throw new Error(`${failed.length} of 2 replicas did not start:\n${failed.map((error) => error.message).join("\n---\n")}`);
+    throw new Error(`${failed.length} of ${count} replicas did not start:\n${failed.map((error) => error.message).join("\n---\n")}`);
   }
   const [a, b] = running;
   return {
     a,
     b,
+    servers: running,
     databaseUrl: database.url,
     operatorToken,
     bootstrapKey,
     adminEmail,
     stop: async () => {
-      await Promise.all([a.stop(), b.stop()]);
+      await Promise.all(running.map((server) => server.stop()));
       await database.drop();
     },
   };
