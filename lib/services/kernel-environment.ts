@@ -59,7 +59,7 @@ function withDigest(rowId: string, manifest: ToolManifest, digest: string): Tool
 /** Every tool call, timed by transport (lib/services/metrics.ts). */
 async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome> {
   const started = performance.now();
-  const transport = toolInvoker(call.manifest) ?? "none";
+  const transport = toolInvoker(call.manifest);
   let outcome: "ok" | "error" | "paused" = "error";
   try {
     const result = await invokeToolUntimed(call);

@@ -25,7 +25,7 @@ function createMetrics() {
   const runsFailed = new Counter({ name: "kindgi_runs_failed_total", help: "Runs that failed, by origin.", labelNames: ["origin"], registers: [registry] });
   const turnDuration = new Histogram({ name: "kindgi_turn_duration_seconds", help: "One execution of a run by this worker, from taking it up to settling it (completed, failed, suspended) or stopping (lease lost, cancelled); waits for approvals are not in it.", labelNames: ["outcome"], buckets: SLOW_BUCKETS, registers: [registry] });
   const modelCallDuration = new Histogram({ name: "kindgi_model_call_duration_seconds", help: "Model calls, by provider kind and outcome (ok, error).", labelNames: ["provider", "outcome"], buckets: SLOW_BUCKETS, registers: [registry] });
-  const toolCallDuration = new Histogram({ name: "kindgi_tool_call_duration_seconds", help: "Tool calls, by transport (native, http, handler, mcp) and outcome (ok, error, paused).", labelNames: ["transport", "outcome"], buckets: SLOW_BUCKETS, registers: [registry] });
+  const toolCallDuration = new Histogram({ name: "kindgi_tool_call_duration_seconds", help: "Tool calls, by transport (native, http, handler, mcp; none: not invocable) and outcome (ok, error, paused).", labelNames: ["transport", "outcome"], buckets: SLOW_BUCKETS, registers: [registry] });
   return { registry, runsStarted, runsCompleted, runsFailed, turnDuration, modelCallDuration, toolCallDuration };
 }
 
