@@ -14,7 +14,10 @@ export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$tra
  */
 export type RawQuery = <T>(sql: string, params: readonly unknown[]) => Promise<T[]>;
 
-type Database = { client: PrismaClient; raw: RawQuery; side: RawQuery };
+/** What a pg pool says of its connections (lib/services/metrics.ts reads it at scrape time). */
+export type PoolStats = { total: number; idle: number; waiting: number };
+type PoolLike = { totalCount: number; idleCount: number; waitingCount: number };
+type Database = { client: PrismaClient; raw: RawQuery; side: RawQuery; pools?: { main: PoolLike; side: PoolLike } };
 const cache = globalThis as unknown as { kindgiDatabase?: Promise<Database>; kindgiDb?: Promise<PrismaClient>; kindgiRaw?: Promise<RawQuery>; kindgiSide?: Promise<RawQuery> };
 
 // PGlite runs one statement at a time, so a transaction may wait its turn behind others.
@@ -51,7 +54,7 @@ async function createDatabase(): Promise<Database> {
     const sidePool = new pg.Pool({ connectionString: config.url, max: SIDE_POOL_SIZE, idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS });
     sidePool.on("error", (error) => console.error(`[kindgi] database connection lost: ${error.message}`));
     const side: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await sidePool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
-    return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw, side };
+    return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw, side, pools: { main: pool, side: sidePool } };
   }
   const { acquireDataDirLock } = await import("@/lib/db/lock.mjs");
   acquireDataDirLock(config.dataDir, { token: process.env.KINDGI_DATA_LOCK_TOKEN });
@@ -162,4 +165,16 @@ export function getRawQuery(): Promise<RawQuery> {
 export function getSideQuery(): Promise<RawQuery> {
   cache.kindgiSide ??= database().then((db) => db.side);
   return cache.kindgiSide;
+}
+
+/**
+ * The PostgreSQL pools' connections now (the main pool and the side pool), or null on PGlite (one embedded database on
+ * a thread of its own: no pool) or before the database is first used.
+ */
+export async function poolStats(): Promise<{ main: PoolStats; side: PoolStats } | null> {
+  if (!cache.kindgiDatabase) return null;
+  const db = await cache.kindgiDatabase.catch(() => null);
+  if (!db?.pools) return null;
+  const stats = (pool: PoolLike): PoolStats => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { main: stats(db.pools.main), side: stats(db.pools.side) };
 }

@@ -9,7 +9,7 @@
 //   size (Content-Length) is answered 413 here at once, unread. A chunked one ends for Next.js one chunk past the limit
 //   (the route then answers 413), the rest is discarded unread and the connection closed after the answer, so even an
 //   endless upload is answered;
-// - on an API path or /health: a path segment that is not valid percent-encoded UTF-8 (Next.js would answer a plain
+// - on an API path, /health, /health/ready or /metrics: a path segment that is not valid percent-encoded UTF-8 (Next.js would answer a plain
 //   500), a method the path does not serve (405 with Allow), OPTIONS (204 with Allow), and at a path no operation has,
 //   a method no route handler takes (404);
 // - requests Node's HTTP parser refuses (a method it does not know, an odd-cased one such as `get`, a malformed
@@ -28,10 +28,12 @@ export const CONSOLE_PATH_HEADER = "x-kindgi-console-path";
 /** An API target: `/v1` itself or below it, with or without a query. */
 const isApiTarget = (target) => target.startsWith("/v1") && (target.length === 3 || target[3] === "/" || target[3] === "?");
 /**
- * The public documents answered like an API path (their rows are in the table): the health check, and the MCP
- * server's protected-resource metadata (`/.well-known/oauth-protected-resource/v1/mcp`, RFC 9728).
+ * The documents outside /v1 answered like an API path (their rows are in the table): the health checks (`/health`,
+ * `/health/ready`), the metrics (`/metrics`), and the MCP server's protected-resource metadata
+ * (`/.well-known/oauth-protected-resource/v1/mcp`, RFC 9728).
  */
-const isHealthTarget = (target) => (target.startsWith("/health") && (target.length === 7 || target[7] === "?")) || target.startsWith("/.well-known/oauth-protected-resource/");
+const isExactTarget = (target, path) => target.startsWith(path) && (target.length === path.length || target[path.length] === "?");
+const isHealthTarget = (target) => isExactTarget(target, "/health") || isExactTarget(target, "/health/ready") || isExactTarget(target, "/metrics") || target.startsWith("/.well-known/oauth-protected-resource/");
 /** Where a path outside the API's table (a console page) is served. */
 const PAGE_METHODS = ["GET", "HEAD"];
 

@@ -50,7 +50,15 @@ describe("the HTTP front's answers", () => {
     expect(apiAnswer("OPTIONS", "/health?x=1", table)).toEqual({ status: 204, headers: { Allow: "GET, HEAD, OPTIONS" } });
     expect(apiAnswer("GET", "/health", table)).toBeNull();
     expect(apiAnswer("PROPFIND", "/v1", table)).toMatchObject({ status: 404, code: "not-found" });
-    for (const page of ["/healthy", "/health/", "/v1x", "/v10/tools", "/tools/v1"]) expect(apiAnswer("PROPFIND", page, table)).toBeNull();
+    for (const page of ["/healthy", "/health/", "/v1x", "/v10/tools", "/tools/v1", "/metricsx", "/health/readyx"]) expect(apiAnswer("PROPFIND", page, table)).toBeNull();
+  });
+
+  it("answers /health/ready and /metrics as API paths", () => {
+    const lookup = (path: string) => (path === "/health/ready" || path === "/metrics" ? ["GET", "HEAD"] : null);
+    for (const path of ["/health/ready", "/metrics", "/metrics?x=1"]) {
+      expect(apiAnswer("DELETE", path, lookup)).toMatchObject({ status: 405, code: "method-not-allowed", headers: { Allow: "GET, HEAD" } });
+      expect(apiAnswer("GET", path, lookup)).toBeNull();
+    }
   });
 
   it("hands a page request's path and query to the layouts under the header they read", () => {
@@ -65,6 +73,8 @@ describe("the HTTP front's answers", () => {
     expect(allowedMethods("/v1/tools/")).toEqual(allowedMethods("/v1/tools"));
     expect(allowedMethods("/v1/tools")).toEqual(["GET", "HEAD", "POST"]);
     expect(allowedMethods("/health")).toEqual(["GET", "HEAD"]);
+    expect(allowedMethods("/health/ready")).toEqual(["GET", "HEAD"]);
+    expect(allowedMethods("/metrics")).toEqual(["GET", "HEAD"]);
     expect(allowedMethods("/v1/runs/0b6c1e2a-3f4d-4e5f-8a9b-0c1d2e3f4a5b")).toContain("GET");
     expect(allowedMethods("/v1/no-such-route")).toBeNull();
     expect(Object.isFrozen(allowedMethods("/v1/tools"))).toBe(true);

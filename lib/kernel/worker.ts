@@ -36,7 +36,11 @@ export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Work
 export type Execution = { settledRow: unknown | null };
 
 /** Who hears of the worker's commits (the product's event bus, for the streams and waiting requests of every replica). */
-export type WorkerHooks = { committed?: (runId: string, lastSeq?: number) => void };
+export type WorkerHooks = {
+  committed?: (runId: string, lastSeq?: number) => void;
+  /** An execution ended: how long it took (ms), and whether it settled the run (completed, failed, suspended) or stopped. */
+  executed?: (runId: string, ms: number, outcome: "settled" | "stopped") => void;
+};
 
 export class KernelWorker {
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
@@ -113,6 +117,7 @@ export class KernelWorker {
       );
     }, Math.max(250, Math.floor(this.options.leaseMs / 3)));
     heartbeat.unref();
+    const startedAt = performance.now();
     const session: TurnSession = options.session ?? {};
     const ctx: TurnContext = { store: this.notifying(runId), env: this.env, owner: this.id, signal: controller.signal, session };
     let settled = false;
@@ -139,6 +144,11 @@ export class KernelWorker {
       endExecution(ctx);
       // A commit that finished the run (or suspended it) cleared the lease in its own statement.
       if (!session.leaseReleased) await this.store.releaseLease(runId, this.id).catch(() => {});
+      try {
+        this.hooks.executed?.(runId, performance.now() - startedAt, settled ? "settled" : "stopped");
+      } catch {
+        // A hook's failure never touches the run.
+      }
     }
     return { settledRow: settled && session.leaseReleased ? (session.lastRow ?? null) : null };
   }

@@ -215,6 +215,8 @@ export class PostgresBus implements EventBus {
   private windowTimer: NodeJS.Timeout | null = null;
   private sending = false;
   private sent = 0;
+  /** When a message from another process was last heard (ms since the epoch), or null (metrics: the bus's lag). */
+  lastHeardAt: number | null = null;
 
   constructor(private readonly options: PostgresBusOptions) {
     this.local = options.local ?? new LocalBus();
@@ -355,6 +357,7 @@ export class PostgresBus implements EventBus {
     if (!payload) return;
     const header = HEADER.exec(payload);
     if (!header || header[1] === this.origin) return;
+    this.lastHeardAt = Date.now();
     const topic = header[2].includes("\\") ? (JSON.parse(`"${header[2]}"`) as string) : header[2];
     // What nobody here hears is not parsed (every delta is: each process keeps the text of the calls in flight).
     if (!this.local.hasSubscribers(topic)) return;
@@ -464,4 +467,15 @@ export function startEventBus(): Promise<void> {
   });
   installEventBus(bus);
   return bus.ready;
+}
+
+/**
+ * The process's bus as readiness and metrics see it: `listening` is whether the PostgreSQL transport's LISTEN connection
+ * is up (always true in-process: PGlite), `lastHeardAt` when another process's message was last heard (null: none yet,
+ * or in-process).
+ */
+export function busState(): { transport: "postgresql" | "in-process"; listening: boolean; lastHeardAt: number | null } {
+  const bus = eventBus() as MarkedBus & { listening?: boolean; lastHeardAt?: number | null };
+  if (!bus[MARK]) return { transport: "in-process", listening: databaseConfig().kind !== "postgresql", lastHeardAt: null };
+  return { transport: "postgresql", listening: bus.listening === true, lastHeardAt: bus.lastHeardAt ?? null };
 }

@@ -17,6 +17,8 @@ import { publishDelta } from "@/lib/services/live-deltas";
 import { publishToolLive } from "@/lib/services/live-tool-events";
 import { instantiateProvider, providersForProject } from "@/lib/services/model-providers";
 import type { ProviderDescriptor } from "@/lib/models/registry";
+import type { ModelProvider } from "@/lib/models/provider";
+import { observeModelCall, observeToolCall } from "@/lib/services/metrics";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
@@ -54,7 +56,52 @@ function withDigest(rowId: string, manifest: ToolManifest, digest: string): Tool
   return loaded;
 }
 
+/** Every tool call, timed by transport (lib/services/metrics.ts). */
 async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome> {
+  const started = performance.now();
+  const transport = toolInvoker(call.manifest);
+  let outcome: "ok" | "error" | "paused" = "error";
+  try {
+    const result = await invokeToolUntimed(call);
+    outcome = "paused" in result ? "paused" : result.ok ? "ok" : "error";
+    return result;
+  } finally {
+    observeToolCall(transport, (performance.now() - started) / 1000, outcome);
+  }
+}
+
+/** Model providers whose calls are timed (lib/services/metrics.ts), one wrapper per provider object. */
+const timedProviders = new WeakMap<ModelProvider, ModelProvider>();
+
+function timed(provider: ModelProvider | null): ModelProvider | null {
+  if (!provider) return provider;
+  let wrapper = timedProviders.get(provider);
+  if (!wrapper) {
+    const complete = async (request: Parameters<ModelProvider["complete"]>[0]) => {
+      const started = performance.now();
+      let ok = false;
+      try {
+        const response = await provider.complete(request);
+        ok = true;
+        return response;
+      } finally {
+        observeModelCall(provider.kind, (performance.now() - started) / 1000, ok);
+      }
+    };
+    // Everything else is the provider's own, called on the provider itself (its private fields stay reachable).
+    wrapper = new Proxy(provider, {
+      get(target, property) {
+        if (property === "complete") return complete;
+        const value = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    timedProviders.set(provider, wrapper);
+  }
+  return wrapper;
+}
+
+async function invokeToolUntimed(call: ToolInvocation): Promise<ToolCallResult | PausedOutcome> {
   const { manifest, scope } = call;
   const invocability = toolInvocability(manifest);
   if (!invocability.invocable) return { ok: false, error: { kind: "tool-error", message: notInvocableMessage(manifest, invocability.reason), reason: invocability.failureReason ?? "transport-unavailable" } };
@@ -213,12 +260,12 @@ export const dbKernelEnvironment: KernelEnvironment = {
     const descriptors = routedFrom.get(route);
     if (!descriptors || !isRouted(route)) return isRouted(route) ? dbKernelEnvironment.modelProvider(scope, route.providerId) : null;
     const descriptor = descriptors.find((provider) => provider.id === route.providerId);
-    return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
+    return timed(descriptor ? await instantiateProvider(scope.tenantId, descriptor) : null);
   },
 
   async modelProvider(scope, providerId) {
     const descriptor = (await providersForProject(scope.tenantId, scope.projectId)).find((provider) => provider.id === providerId);
-    return descriptor ? instantiateProvider(scope.tenantId, descriptor) : null;
+    return timed(descriptor ? await instantiateProvider(scope.tenantId, descriptor) : null);
   },
 
   async conversationHistory(scope, limit) {

@@ -8,10 +8,11 @@
  * write) or appends to a conversation runs in an interactive Prisma transaction whose last statement is the same CTE.
  * Everything else (claim, leases, reads) is everyday data access.
  */
-import { getDb, getRawQuery, type DbTx } from "@/lib/db";
+import { afterTransaction, getDb, getRawQuery, type DbTx } from "@/lib/db";
 import type { Run } from "@/lib/generated/prisma/client";
 import type { CommitEffects, CommitPlan, Committed, KernelStore, KernelTx, RunPatch } from "@/lib/kernel/store";
 import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
+import { countRunEnded, countRunStarted } from "@/lib/services/metrics";
 
 /** Marks the kernel's statements: lib/db.ts gives each a prepared-statement name on PostgreSQL. */
 export const KERNEL_SQL_MARKER = "/* kindgi:kernel ";
@@ -22,7 +23,7 @@ const LEASE_FREEING = `('completed', 'failed', 'cancelled', 'suspended')`;
  * The columns a commit answers: those its update computes. The JSON columns it sets are the patch's own values, which
  * the store adds without reading them back (see `committed`); the rest of the row is what the kernel keeps already.
  */
-const APPEND_RETURNS = `"id", "tenantId", "status", "lastSeq", "startedAt", "finishedAt", "providerId", "model", "inputTokens", "outputTokens", "costUsd", "modelCalls", "toolCalls", "leaseOwner", "leaseExpiresAt"`;
+const APPEND_RETURNS = `"origin"->>'kind' AS "originKind", "id", "tenantId", "status", "lastSeq", "startedAt", "finishedAt", "providerId", "model", "inputTokens", "outputTokens", "costUsd", "modelCalls", "toolCalls", "leaseOwner", "leaseExpiresAt"`;
 
 /**
  * One commit: the guarded run update and the event inserts. Parameters: see `appendParams`. No row comes back when
@@ -187,6 +188,9 @@ export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
   type Computed = { createdAt: Date; leaseExpiresAt: Date | null };
   const [computed] = db ? await db.$queryRawUnsafe<Computed[]>(CREATE_RUN_SQL, ...createRunParams(run)) : await (await getRawQuery())<Computed>(CREATE_RUN_SQL, createRunParams(run));
   const { patch, status, lease } = startOf(run);
+  // Counted once the run is written for good (a run created inside a transaction: once that commits).
+  if (db) afterTransaction(db, () => countRunStarted(run.origin, status));
+  else countRunStarted(run.origin, status);
   return {
     id: run.id,
     tenantId: run.tenantId,
@@ -229,12 +233,12 @@ export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
 /** Thrown inside a commit's transaction to roll it back when the lease is not held. */
 class LeaseNotHeld extends Error {}
 
-type CommittedRow = Pick<Run, "id" | "tenantId" | "status" | "lastSeq" | "startedAt" | "finishedAt" | "providerId" | "model" | "inputTokens" | "outputTokens" | "costUsd" | "modelCalls" | "toolCalls" | "leaseOwner" | "leaseExpiresAt"> & { committedAt: Date };
+type CommittedRow = { originKind: string | null } & Pick<Run, "id" | "tenantId" | "status" | "lastSeq" | "startedAt" | "finishedAt" | "providerId" | "model" | "inputTokens" | "outputTokens" | "costUsd" | "modelCalls" | "toolCalls" | "leaseOwner" | "leaseExpiresAt"> & { committedAt: Date };
 const PATCHED_JSON_COLUMNS = ["resolvedTools", "output", "failure", "flags", "retrievedFacts"] as const;
 
 /** What a commit wrote: the computed columns as answered, with the JSON columns its patch set. */
 function committed(row: CommittedRow, count: number, patch: RunPatch = {}): Committed {
-  const { committedAt, ...run } = row;
+  const { committedAt, originKind: _originKind, ...run } = row;
   const written: Partial<Run> = run;
   for (const column of PATCHED_JSON_COLUMNS) if (patch[column] !== undefined) (written as Record<string, unknown>)[column] = patch[column];
   const first = run.lastSeq - count + 1;
@@ -249,19 +253,25 @@ async function append(runId: string, owner: string, plan: CommitPlan | ((tx: Ker
     // One statement, its own transaction: straight on the driver.
     const query = await getRawQuery();
     const [row] = await query<CommittedRow>(APPEND_SQL, appendParams(runId, owner, plan.events, plan.patch));
+    if (row) countRunEnded(row.originKind ?? "unknown", plan.patch?.status);
     return row ? committed(row, plan.events.length, plan.patch) : null;
   }
   const db = await getDb();
+  let ended: { origin: string; status: string | undefined } | null = null;
   try {
-    return await db.$transaction(async (tx) => {
+    const written = await db.$transaction(async (tx) => {
       const { events, patch, effects } = typeof plan === "function" ? await plan(tx as unknown as KernelTx) : plan;
       // The statement checks the lease, applies the patch and numbers the events; its row lock queues concurrent
       // commits of the run (parallel tool calls). Without the lease it throws, which rolls back the plan's writes.
       const [row] = await tx.$queryRawUnsafe<CommittedRow[]>(APPEND_SQL, ...appendParams(runId, owner, events, patch));
       if (!row) throw new LeaseNotHeld();
       if (effects?.conversation) await appendConversationMessages(tx, row.tenantId, effects.conversation);
+      ended = { origin: row.originKind ?? "unknown", status: patch?.status };
       return committed(row, events.length, patch);
     });
+    // The one place a run's end is written (the kernel's commit): counted once it has committed.
+    if (ended) countRunEnded((ended as { origin: string }).origin, (ended as { status: string | undefined }).status);
+    return written;
   } catch (error) {
     if (error instanceof LeaseNotHeld) return null;
     throw error;

@@ -34,3 +34,42 @@ export const openApiOperation = defineOperation({
   responses: { 200: { description: "OpenAPI 3.1 document of every /v1 route.", schema: { type: "object", additionalProperties: true } } },
   errors: [],
 });
+
+const readinessCheck = { type: "object", required: ["ok"], properties: { ok: { type: "boolean" }, detail: { type: "string", description: "Why the check failed (or a note)." } } };
+const readinessSchema = {
+  type: "object",
+  required: ["status", "checks"],
+  properties: {
+    status: { enum: ["ready", "not-ready"] },
+    checks: { type: "object", required: ["database", "migrations", "eventBus"], properties: { database: readinessCheck, migrations: readinessCheck, eventBus: readinessCheck } },
+  },
+};
+
+export const readinessOperation = defineOperation({
+  operationId: "readiness",
+  method: "GET",
+  path: "/health/ready",
+  tag: "System",
+  summary: "Readiness: whether this replica can serve (public)",
+  description:
+    "200 when the database answers a trivial query within 2 s, every migration this build knows (prisma/migrations) is applied, and the event bus listens (PostgreSQL: its LISTEN connection is up; PGlite: always); 503 otherwise, with the same body saying which check failed. For a load balancer's or an orchestrator's readiness probe; `GET /health` is the liveness probe.",
+  auth: "none",
+  responses: {
+    200: { description: "Every check passed.", schema: readinessSchema },
+    503: { description: "A check failed (the body says which).", schema: readinessSchema },
+  },
+  errors: [],
+});
+
+export const metricsOperation = defineOperation({
+  operationId: "metrics",
+  method: "GET",
+  path: "/metrics",
+  tag: "System",
+  summary: "Prometheus metrics of this process (KINDGI_METRICS_TOKEN)",
+  description:
+    "The Prometheus text exposition format. Exists only when KINDGI_METRICS_TOKEN is set (404 otherwise), and answers only `Authorization: Bearer <KINDGI_METRICS_TOKEN>` (401 otherwise). Counters and histograms are this process's (each replica serves its own); the database gauges are the deployment's. README.md lists every metric.",
+  auth: "none",
+  responses: { 200: { description: "The metrics.", schema: { type: "string" }, contentType: "text/plain; version=0.0.4" } },
+  errors: ["auth-missing", "auth-invalid"],
+});
