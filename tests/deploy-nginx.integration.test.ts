@@ -14,11 +14,11 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, kindgi, tenantOn, type TestTenant } from "./helpers/api";
-import { httpTool, script, sleep } from "./helpers/kernel";
+import { httpTool, script, sleep, startIdempotentReceiver } from "./helpers/kernel";
 import { startReplicas, type Replicas } from "./helpers/replicas";
 import { freePort, root, waitForProcessGroupExit } from "./helpers/server";
 import { readSse, type SseFrame, type SseReader } from "./helpers/sse";
-import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
+import type { RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 const NGINX = "/usr/sbin/nginx";
 const REPLICAS = 3;
@@ -148,24 +148,18 @@ describe.skipIf(kindgi().backend !== "postgresql")("the deployment: nginx (deplo
   let nginx: Nginx;
   let tenant: TestTenant;
   /** Executions per Idempotency-Key (a repeat is answered from memory, as a payment API would), and raw requests. */
-  const executions = new Map<string, number>();
-  const received = new Map<string, number>();
-  const answers = new Map<string, unknown>();
+  let executions: Map<string, number>;
+  let received: Map<string, number>;
+  let clearReceiver: () => void;
   const viaNginx = (method: string, urlPath: string, body?: unknown, headers?: Record<string, string>) => call(method, urlPath, { key: tenant.key, body, baseUrl: nginx.baseUrl, headers });
 
   beforeAll(async () => {
     assertNginxInstalled();
     [replicas, receiver] = await Promise.all([
       startReplicas({ count: REPLICAS, env: { KINDGI_RUN_LEASE_MS: "2000", KINDGI_RUN_POLL_MS: "200", KINDGI_PUBLIC_URL: `http://${PUBLIC_HOST}` } }),
-      startRecordingServer(async (request, response) => {
-        const key = String(request.headers["idempotency-key"] ?? "");
-        received.set(key, (received.get(key) ?? 0) + 1);
-        if (!answers.has(key)) await sleep(CALL_MS);
-        if (!answers.has(key)) {
-          executions.set(key, (executions.get(key) ?? 0) + 1);
-          answers.set(key, { charged: JSON.parse(request.body).word });
-        }
-        sendJson(response, 200, answers.get(key));
+      startIdempotentReceiver(CALL_MS).then((started) => {
+        ({ executions, received, clear: clearReceiver } = started);
+        return started.server;
       }),
     ]);
     nginx = await startNginx(replicas.servers.map((server) => Number(new URL(server.baseUrl).port)));

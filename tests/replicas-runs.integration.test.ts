@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, kindgi, tenantOn, type TestTenant } from "./helpers/api";
-import { script, sleep } from "./helpers/kernel";
+import { script, sleep, startIdempotentReceiver } from "./helpers/kernel";
 import { startReplicas, type Replicas } from "./helpers/replicas";
 import { waitForProcessGroupExit } from "./helpers/server";
 import { assembledText, deltas, journaled, readSse, type SseFrame } from "./helpers/sse";
-import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
+import type { RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 
 const CALL_MS = 700;
 const ended = (frames: SseFrame[]) => frames.some((frame) => ["run-completed", "run-failed", "run-cancelled"].includes(frame.event));
@@ -20,24 +20,18 @@ describe.skipIf(kindgi().backend !== "postgresql")("runs across two replicas", (
   let receiver: RecordingServer;
   let tenant: TestTenant;
   /** Executions per Idempotency-Key (a repeat is answered from memory, as a payment API would), and raw requests. */
-  const executions = new Map<string, number>();
-  const received = new Map<string, number>();
-  const answers = new Map<string, unknown>();
+  let executions: Map<string, number>;
+  let received: Map<string, number>;
+  let clearReceiver: () => void;
   const onA = (method: string, path: string, body?: unknown) => call(method, path, { key: tenant.key, body, baseUrl: replicas.a.baseUrl });
   const onB = (method: string, path: string, body?: unknown) => call(method, path, { key: tenant.key, body, baseUrl: replicas.b.baseUrl });
 
   beforeAll(async () => {
     [replicas, receiver] = await Promise.all([
       startReplicas({ env: { KINDGI_RUN_LEASE_MS: "2000", KINDGI_RUN_POLL_MS: "200" } }),
-      startRecordingServer(async (request, response) => {
-        const key = String(request.headers["idempotency-key"] ?? "");
-        received.set(key, (received.get(key) ?? 0) + 1);
-        if (!answers.has(key)) await sleep(CALL_MS);
-        if (!answers.has(key)) {
-          executions.set(key, (executions.get(key) ?? 0) + 1);
-          answers.set(key, { charged: JSON.parse(request.body).word });
-        }
-        sendJson(response, 200, answers.get(key));
+      startIdempotentReceiver(CALL_MS).then((started) => {
+        ({ executions, received, clear: clearReceiver } = started);
+        return started.server;
       }),
     ]);
     tenant = await tenantOn(replicas.a.baseUrl, replicas.operatorToken, "replica runs");
@@ -105,9 +99,7 @@ describe.skipIf(kindgi().backend !== "postgresql")("runs across two replicas", (
     const [approval] = (await onA("GET", `/v1/approvals?runId=${warmUp.body.id}`)).body.data;
     expect((await onA("POST", `/v1/approvals/${approval.id}/complete`, { decision: "approve", remember: true })).status).toBe(200);
     for (let until = Date.now() + 30_000; (await onA("GET", `/v1/runs/${warmUp.body.id}`)).body.status !== "completed" && Date.now() < until; ) await sleep(50);
-    executions.clear();
-    received.clear();
-    answers.clear();
+    clearReceiver();
 
     const RUNS = 6;
     const runIds: string[] = [];

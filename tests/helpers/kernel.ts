@@ -1,5 +1,5 @@
 import { call, type ApiResponse, type TestTenant } from "./api";
-import type { RecordingServer } from "../../lib/tools/invokers/testing/recording-server";
+import { sendJson, startRecordingServer, type RecordingServer } from "../../lib/tools/invokers/testing/recording-server";
 
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++counter}-${Math.random().toString(36).slice(2, 6)}`;
@@ -108,4 +108,31 @@ export async function runTurnApproving(tenant: TestTenant, agent: { id: string; 
     run = await waitForRun(tenant, run.id);
   }
   return run;
+}
+
+/**
+ * A receiving server that honours `Idempotency-Key` as a payment API does: the first request of a key is executed
+ * (after `callMs`, so a run can be interrupted mid-call) and its answer kept; a repeat of the key gets the kept
+ * answer, executed no more. `received` counts the requests of each key, `executions` the executions.
+ */
+export async function startIdempotentReceiver(callMs: number): Promise<{ server: RecordingServer; received: Map<string, number>; executions: Map<string, number>; clear: () => void }> {
+  const received = new Map<string, number>();
+  const executions = new Map<string, number>();
+  const answers = new Map<string, unknown>();
+  const server = await startRecordingServer(async (request, response) => {
+    const key = String(request.headers["idempotency-key"] ?? "");
+    received.set(key, (received.get(key) ?? 0) + 1);
+    if (!answers.has(key)) await sleep(callMs);
+    if (!answers.has(key)) {
+      executions.set(key, (executions.get(key) ?? 0) + 1);
+      answers.set(key, { charged: JSON.parse(request.body).word });
+    }
+    sendJson(response, 200, answers.get(key));
+  });
+  const clear = () => {
+    received.clear();
+    executions.clear();
+    answers.clear();
+  };
+  return { server, received, executions, clear };
 }

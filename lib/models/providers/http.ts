@@ -53,8 +53,8 @@ export type HttpOptions = {
   fetch?: typeof fetch;
 };
 
-/** One streamed POST to a provider. */
-export type StreamPost<T> = {
+/** A POST to a provider: where, what, and the key to keep out of every error message. */
+type ProviderPost = {
   providerId: string;
   url: string;
   headers: Record<string, string>;
@@ -64,6 +64,10 @@ export type StreamPost<T> = {
   secret: string;
   signal?: AbortSignal;
   options?: HttpOptions;
+};
+
+/** One streamed POST to a provider. */
+export type StreamPost<T> = ProviderPost & {
   /** A fresh reader for each attempt (1-based), so the deltas it hears can carry the attempt's number. */
   reader: (attempt: number) => StreamReader<T>;
 };
@@ -134,16 +138,7 @@ async function withRetries<T>(post: RetriedPost, once: (policy: RetryPolicy, att
 }
 
 /** One POST whose answer is a single JSON body (an API that does not stream, such as `/v1/embeddings`). */
-export type JsonPost<T> = {
-  providerId: string;
-  url: string;
-  headers: Record<string, string>;
-  /** Sent as JSON. */
-  body: unknown;
-  /** The API key, redacted from every error message. */
-  secret: string;
-  signal?: AbortSignal;
-  options?: HttpOptions;
+export type JsonPost<T> = ProviderPost & {
   /**
    * Reads a 2xx answer's parsed JSON into the answer; throws `StreamFailure` when it is not one (a non-retryable
    * failure fails the call at once, with the attempts made).
@@ -187,7 +182,7 @@ function startAttempt(signal: AbortSignal | undefined, timeoutMs: number, silenc
 }
 
 /** Sends an attempt's POST: the response, or the failure of one that could not be reached or stayed silent. */
-async function send(post: JsonPost<unknown> | StreamPost<unknown>, attempt: Attempt, accept: string, timeoutMs: number): Promise<Response | Outcome<never>> {
+async function send(post: ProviderPost, attempt: Attempt, accept: string, timeoutMs: number): Promise<Response | Outcome<never>> {
   try {
     const headers = { "content-type": "application/json", accept, ...post.headers };
     return await (post.options?.fetch ?? fetch)(post.url, { method: "POST", headers, body: JSON.stringify(post.body), signal: attempt.controller.signal, redirect: "manual" });
@@ -199,7 +194,7 @@ async function send(post: JsonPost<unknown> | StreamPost<unknown>, attempt: Atte
 }
 
 /** A response's whole body, or the failure of one that broke off or stayed silent. */
-async function bodyText(post: JsonPost<unknown> | StreamPost<unknown>, response: Response, attempt: Attempt, timeoutMs: number): Promise<string | Outcome<never>> {
+async function bodyText(post: ProviderPost, response: Response, attempt: Attempt, timeoutMs: number): Promise<string | Outcome<never>> {
   try {
     return await response.text();
   } catch (error) {

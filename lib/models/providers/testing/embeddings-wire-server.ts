@@ -11,9 +11,8 @@
  * Every request is recorded.
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
 import { isRecord } from "@/lib/models/providers/shared";
-import type { WireTestServer } from "@/lib/models/providers/testing/wire-servers";
+import { listening, type WireTestServer } from "@/lib/models/providers/testing/wire-servers";
 
 /** How a given request is answered instead of with its plain vectors. */
 export type EmbeddingsFault =
@@ -141,22 +140,9 @@ export async function startEmbeddingsServer(initial: EmbeddingsServerOptions = {
     const tokens = wireTokens(checked.inputs);
     answer(200, { object: "list", data, model: current.answerModel ?? body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    baseUrl: `${url}/v1`,
-    requests,
-    update(changes) {
-      options = { ...options, ...changes };
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listening(server, (url) => `${url}/v1`, requests, (changes: Partial<EmbeddingsServerOptions>) => {
+    options = { ...options, ...changes };
+  });
 }
 
 function parseJson(text: string): unknown {

@@ -12,7 +12,7 @@
  * non-streamed JSON answer of each API, so a test can feed the same answer both ways; `completionToEvents` and
  * `messageToEvents` stream any non-streamed answer.
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { FinishReason, ModelUsage } from "@/lib/models/provider";
@@ -431,22 +431,21 @@ async function startStreamServer(dialect: Dialect, initial: StreamServerOptions)
     res.end();
     finish("streamed");
   });
+  return listening(server, dialect.baseUrl, requests, (changes) => {
+    options = { ...options, ...changes };
+  });
+}
+
+/** `server` listening on 127.0.0.1 (a free port) as a wire test server; closing it drops its connections. */
+export async function listening<RequestRecord, Options>(server: Server, baseUrlOf: (url: string) => string, requests: RequestRecord[], update: (changes: Partial<Options>) => void): Promise<WireTestServer<RequestRecord, Options>> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    baseUrl: dialect.baseUrl(url),
-    requests,
-    update(changes) {
-      options = { ...options, ...changes };
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { url, baseUrl: baseUrlOf(url), requests, update, close };
 }
 
 /** The [from, to) byte ranges of the writes of `events` under `chunking`, up to `limit` bytes. */
