@@ -8,12 +8,12 @@
  * (`embedAfter` set a little ahead, `FOR UPDATE SKIP LOCKED` on PostgreSQL) so two replicas do not embed the same
  * facts; a failed batch is tried again later (`embedAttempts`, `embedError`, backoff in `embedAfter`). A change of the
  * project's embedding model (a provider configured or removed) leaves its facts without a vector from the new model:
- * the next pass re-embeds them (a tenant's change wakes the embedder). A new fact wakes the embedders of every replica
- * through the event bus.
+ * the next pass re-embeds them (a change of the tenant's embedding providers wakes the embedder). A new fact wakes the
+ * embedders of every replica, through the event bus, for its project.
  */
 import { getDb } from "@/lib/db";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { normalized, type EmbeddingProvider } from "@/lib/models/embedding";
+import { EMBEDDING, normalized, type EmbeddingProvider } from "@/lib/models/embedding";
 import type { ProviderDescriptor } from "@/lib/models/registry";
 import { defaultEmbeddingRoute, isRouted, routeEmbedding, type RoutableDefinition, type RouteDecision } from "@/lib/models/router";
 import { startBackgroundLoop, type BackgroundLoop } from "@/lib/services/background-loop";
@@ -77,9 +77,12 @@ export async function embedTexts(tenantId: string, route: EmbeddingRoute, texts:
   };
 }
 
-/** Tells every replica's embedder that facts wait (after the write that stored them has committed). */
-export function announceNewFacts(): void {
-  eventBus().publish(EMBED_TOPIC, { at: Date.now() });
+/** A project whose facts an embedder looks at. */
+type ProjectRef = { tenantId: string; projectId: string };
+
+/** Tells every replica's embedder that facts of a project wait (after the write that stored them has committed). */
+export function announceNewFacts(where: ProjectRef): void {
+  eventBus().publish(EMBED_TOPIC, { tenantId: where.tenantId, projectId: where.projectId });
 }
 
 type Claimed = { id: string; content: string; embedAttempts: number };
@@ -133,12 +136,13 @@ async function failBatch(facts: Claimed[], message: string): Promise<void> {
 }
 
 /**
- * One pass of the embedder: for every project with facts, the facts without a vector from its embedding model, in
- * batches, until none is due. Answers what it did and when a failed batch is due again (the loop sleeps until then).
+ * One pass of the embedder: for every project with facts (or only the projects `only` names), the facts without a
+ * vector from its embedding model, in batches, until none is due. Answers what it did and when a failed batch is due
+ * again (the loop sleeps until then).
  */
-export async function embedPendingFacts(): Promise<{ embedded: number; failed: number; retryInMs: number | null }> {
+export async function embedPendingFacts(only?: readonly ProjectRef[]): Promise<{ embedded: number; failed: number; retryInMs: number | null }> {
   const db = await getDb();
-  const projects = await db.$queryRaw<{ tenantId: string; projectId: string }[]>`SELECT DISTINCT "tenantId"::text AS "tenantId", "projectId"::text AS "projectId" FROM "MemoryFact"`;
+  const projects = only ?? (await db.$queryRaw<ProjectRef[]>`SELECT DISTINCT "tenantId"::text AS "tenantId", "projectId"::text AS "projectId" FROM "MemoryFact"`);
   let embedded = 0;
   let failed = 0;
   for (const { tenantId, projectId } of projects) {
@@ -167,18 +171,38 @@ export async function embedPendingFacts(): Promise<{ embedded: number; failed: n
 
 const holder = globalThis as typeof globalThis & { kindgiFactEmbedder?: BackgroundLoop };
 
-/** Starts this process's embedder (KINDGI_EMBED_PASS_MS: the pass interval when nothing wakes it, default 15000). */
+/** What decides a tenant's embedding models: its embedding providers (ids, models, project limits). */
+async function embeddingSignature(tenantId: string): Promise<string> {
+  const providers = await providersForProject(tenantId, null);
+  return JSON.stringify(providers.filter((provider) => provider.capabilityKind === EMBEDDING).map((provider) => [provider.id, provider.models.map((model) => model.name), provider.projectIds ?? null]));
+}
+
+/**
+ * Starts this process's embedder (KINDGI_EMBED_PASS_MS: how often it looks at every project when nothing woke it,
+ * default 15000). A new fact's announcement wakes it for that fact's project only; a tenant change that changes the
+ * tenant's embedding providers, a lost announcement, a failed batch coming due or the interval make it look at every
+ * project.
+ */
 export function startFactEmbedder(env: NodeJS.ProcessEnv = process.env): void {
   if (holder.kindgiFactEmbedder) return;
   const parsed = Number(env.KINDGI_EMBED_PASS_MS);
   const passMs = Number.isInteger(parsed) && parsed > 0 ? parsed : DEFAULT_PASS_MS;
+  const dirty = new Map<string, ProjectRef>();
+  let everyProject = true;
+  let lastFullAt = 0;
   const loop = startBackgroundLoop("fact embedder", passMs, async () => {
-    const { retryInMs } = await embedPendingFacts();
+    const full = everyProject || Date.now() - lastFullAt >= passMs;
+    const only = full ? undefined : [...dirty.values()];
+    everyProject = false;
+    dirty.clear();
+    if (full) lastFullAt = Date.now();
+    const { retryInMs } = await embedPendingFacts(only);
+    if (retryInMs !== null) everyProject = true;
     return retryInMs === null ? passMs : Math.min(passMs, retryInMs);
   });
   holder.kindgiFactEmbedder = loop;
   // A little after the announcement (a fact the kernel wrote is announced inside its step's transaction), at most one
-  // wake-up per moment; a tenant's change (a provider configured or removed: its embedding model may have changed) too.
+  // wake-up per moment.
   let soon: NodeJS.Timeout | null = null;
   const wakeSoon = () => {
     soon ??= setTimeout(() => {
@@ -187,8 +211,27 @@ export function startFactEmbedder(env: NodeJS.ProcessEnv = process.env): void {
     }, 100);
     soon.unref();
   };
-  eventBus().subscribe(EMBED_TOPIC, wakeSoon);
-  watchTenantChanges(wakeSoon);
+  eventBus().subscribe(EMBED_TOPIC, (message) => {
+    const where = message as Partial<ProjectRef> | null;
+    if (typeof where?.tenantId === "string" && typeof where.projectId === "string") dirty.set(`${where.tenantId}:${where.projectId}`, { tenantId: where.tenantId, projectId: where.projectId });
+    else everyProject = true;
+    wakeSoon();
+  });
+  const signatures = new Map<string, string>();
+  watchTenantChanges((tenantId) => {
+    if (tenantId === null) {
+      everyProject = true;
+      return wakeSoon();
+    }
+    void embeddingSignature(tenantId)
+      .then((signature) => {
+        if (signatures.get(tenantId) === signature) return;
+        signatures.set(tenantId, signature);
+        everyProject = true;
+        wakeSoon();
+      })
+      .catch(() => {});
+  });
 }
 
 /** What GET /v1/memory/facts/{id} says of a fact's embedding with its project's current model. */

@@ -131,7 +131,7 @@ export async function createFact(actor: Actor, input: { type: unknown; content: 
     await audit(tx, actor, { action: "memory.fact.created", subjectType: "memory-fact", subjectId: row.id, projectId, data: { type: row.type } });
     return factView(row);
   });
-  announceNewFacts();
+  announceNewFacts({ tenantId: actor.tenantId, projectId: created.projectId });
   return created;
 }
 
@@ -231,7 +231,7 @@ export async function rememberFact(scope: FactScope & { runId: string; userId: s
     select: FACT_SELECT,
   });
   // Heard after the caller's transaction commits (an embedder that looks before then finds it on its next pass).
-  announceNewFacts();
+  announceNewFacts(scope);
   return factView(row);
 }
 
