@@ -82,7 +82,11 @@ export function pgliteRawQuery(pglite: PGliteThread): RawQuery {
 /** A parameter as the text PostgreSQL reads (timestamps in ISO 8601, objects as JSON). */
 const parameterText = (value: unknown): string | null => (value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : typeof value === "object" ? JSON.stringify(value) : String(value));
 
-const settleHooks = new WeakMap<object, (() => void | Promise<void>)[]>();
+/**
+ * The hooks of each open interactive transaction. Kept on `globalThis`: the server's bundles may hold more than one
+ * copy of this module, and a hook registered through one copy must be found by the client another copy wrapped.
+ */
+const settleHooks: WeakMap<object, (() => void | Promise<void>)[]> = ((globalThis as { [key: symbol]: WeakMap<object, (() => void | Promise<void>)[]> | undefined })[Symbol.for("kindgi.transaction-settle-hooks")] ??= new WeakMap());
 
 /**
  * Runs `fn` once the interactive transaction `tx` has committed or rolled back, before the transaction's promise

@@ -188,9 +188,19 @@ export function startFactEmbedder(env: NodeJS.ProcessEnv = process.env): void {
   const parsed = Number(env.KINDGI_EMBED_PASS_MS);
   const passMs = Number.isInteger(parsed) && parsed > 0 ? parsed : DEFAULT_PASS_MS;
   const dirty = new Map<string, ProjectRef>();
+  /** Tenants that changed since the last pass: their embedding providers are compared in the pass, not while the change's transaction may still be open. */
+  const changedTenants = new Set<string>();
+  const signatures = new Map<string, string>();
   let everyProject = true;
   let lastFullAt = 0;
   const loop = startBackgroundLoop("fact embedder", passMs, async () => {
+    for (const tenantId of [...changedTenants]) {
+      changedTenants.delete(tenantId);
+      const signature = await embeddingSignature(tenantId);
+      if (signatures.get(tenantId) === signature) continue;
+      signatures.set(tenantId, signature);
+      everyProject = true;
+    }
     const full = everyProject || Date.now() - lastFullAt >= passMs;
     const only = full ? undefined : [...dirty.values()];
     everyProject = false;
@@ -217,20 +227,10 @@ export function startFactEmbedder(env: NodeJS.ProcessEnv = process.env): void {
     else everyProject = true;
     wakeSoon();
   });
-  const signatures = new Map<string, string>();
   watchTenantChanges((tenantId) => {
-    if (tenantId === null) {
-      everyProject = true;
-      return wakeSoon();
-    }
-    void embeddingSignature(tenantId)
-      .then((signature) => {
-        if (signatures.get(tenantId) === signature) return;
-        signatures.set(tenantId, signature);
-        everyProject = true;
-        wakeSoon();
-      })
-      .catch(() => {});
+    if (tenantId === null) everyProject = true;
+    else changedTenants.add(tenantId);
+    wakeSoon();
   });
 }
 
