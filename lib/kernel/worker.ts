@@ -9,8 +9,8 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { advanceRun, endExecution, LeaseLost, type TurnContext, type TurnSession } from "@/lib/kernel/turn";
 import type { KernelEnvironment } from "@/lib/kernel/environment";
-import type { KernelStore } from "@/lib/kernel/store";
-import { isRunnableStatus } from "@/lib/kernel/types";
+import type { CommitPlan, KernelStore, KernelTx } from "@/lib/kernel/store";
+import { isRunnableStatus, type NewEvent } from "@/lib/kernel/types";
 
 export type WorkerOptions = {
   /** How long a lease lasts without renewal (KINDGI_RUN_LEASE_MS, default 30000). */
@@ -40,6 +40,10 @@ export type WorkerHooks = {
   committed?: (runId: string, lastSeq?: number) => void;
   /** An execution ended: how long it took (ms), and whether it settled the run (completed, failed, suspended) or stopped. */
   executed?: (runId: string, ms: number, outcome: "settled" | "stopped") => void;
+  /** A commit of the run wrote these events (after it committed): the product's traces. */
+  journaled?: (runId: string, events: readonly NewEvent[], at: Date) => void;
+  /** Wraps each execution of a run (the product runs it in the run's trace context). */
+  around?: <T>(runId: string, execution: () => Promise<T>) => Promise<T>;
 };
 
 export class KernelWorker {
@@ -104,7 +108,9 @@ export class KernelWorker {
     const existing = this.active.get(runId);
     if (existing) return existing.done;
     const controller = new AbortController();
-    const done = this.loop(runId, controller, options).finally(() => this.active.delete(runId));
+    const around = this.hooks.around;
+    const execution = () => this.loop(runId, controller, options);
+    const done = (around ? around(runId, execution) : execution()).finally(() => this.active.delete(runId));
     this.active.set(runId, { controller, done });
     return done;
   }
@@ -157,9 +163,8 @@ export class KernelWorker {
   private async failUnexpectedly(runId: string, error: unknown): Promise<void> {
     console.error(`[kindgi kernel] run ${runId} failed unexpectedly:`, error);
     const failure = { code: "internal-error" as const, message: "the run failed unexpectedly; the details are in the server log" };
-    await this.store
+    await this.notifying(runId)
       .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: this.env.now(), failure } }))
-      .then(() => this.committed(runId))
       .catch(() => {});
   }
 
@@ -167,19 +172,48 @@ export class KernelWorker {
     this.hooks.committed?.(runId, lastSeq);
   }
 
-  /** The store, announcing each commit of this run (with its last sequence number) to the hooks. */
+  /** The store, announcing each commit of this run (with its last sequence number and its events) to the hooks. */
   private notifying(runId: string): KernelStore {
     const store = this.store;
+    const journaled = this.hooks.journaled;
+    // What a plan answered, so that its events can be told once they are committed.
+    const recording = <P extends CommitPlan | ((tx: KernelTx) => Promise<CommitPlan>)>(plan: P, seen: { events: readonly NewEvent[] }): P => {
+      if (!journaled) return plan;
+      if (typeof plan !== "function") {
+        seen.events = plan.events;
+        return plan;
+      }
+      return (async (tx: KernelTx) => {
+        const planned = await plan(tx);
+        seen.events = planned.events;
+        return planned;
+      }) as P;
+    };
+    const tell = (events: readonly NewEvent[], at: Date) => {
+      try {
+        journaled?.(runId, events, at);
+      } catch {
+        // A hook's failure never touches the run.
+      }
+    };
     return {
       ...store,
       commit: async (id, owner, plan) => {
-        const seqs = await store.commit(id, owner, plan);
-        if (seqs) this.committed(runId, seqs.at(-1));
+        const seen = { events: [] as readonly NewEvent[] };
+        const seqs = await store.commit(id, owner, recording(plan, seen));
+        if (seqs) {
+          this.committed(runId, seqs.at(-1));
+          tell(seen.events, new Date());
+        }
         return seqs;
       },
       append: async (id, owner, plan) => {
-        const written = await store.append(id, owner, plan);
-        if (written) this.committed(runId, written.seqs.at(-1));
+        const seen = { events: [] as readonly NewEvent[] };
+        const written = await store.append(id, owner, recording(plan, seen));
+        if (written) {
+          this.committed(runId, written.seqs.at(-1));
+          tell(seen.events, written.createdAt);
+        }
         return written;
       },
     };

@@ -27,6 +27,7 @@ import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { approvalTtlMs, expiredApprovalAction, MAX_WAIT_MS, type ApprovalExpiryAction } from "@/lib/kernel/approval-policy";
 import type { ApprovalGateway, ApprovalRecord, ApprovalRequest, WaitRecord } from "@/lib/kernel/environment";
 import { isTerminalStatus } from "@/lib/kernel/types";
+import { traceRunEnded } from "@/lib/services/tracing";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "withdrawn", "expired"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -430,6 +431,7 @@ async function endRunInTx(tx: DbTx, runId: string, by: string): Promise<void> {
   const row = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { tenantId: true, lastSeq: true } });
   await tx.runEvent.create({ data: { tenantId: row.tenantId, runId, seq: row.lastSeq, type: "run-cancelled", data: { by } } });
   await withdrawOpenInTx(tx, runId);
+  afterTransaction(tx, () => traceRunEnded(runId));
 }
 
 /** Withdraws a finished run's open approvals and wait tokens (a cancelled run calls it in its transaction). */

@@ -19,6 +19,7 @@ import { instantiateProvider, providersForProject } from "@/lib/services/model-p
 import type { ProviderDescriptor } from "@/lib/models/registry";
 import type { ModelProvider } from "@/lib/models/provider";
 import { observeModelCall, observeToolCall } from "@/lib/services/metrics";
+import { traceModelCall, traceToolCall } from "@/lib/services/tracing";
 import { resolveSecretValue } from "@/lib/services/secrets";
 import { getBuiltinTool, invokeNativeTool, isBuiltinToolId } from "@/lib/tools/native";
 import { invokeHttpTool } from "@/lib/tools/invokers/http";
@@ -62,7 +63,8 @@ async function invokeTool(call: ToolInvocation): Promise<ToolCallResult | Paused
   const transport = toolInvoker(call.manifest);
   let outcome: "ok" | "error" | "paused" = "error";
   try {
-    const result = await invokeToolUntimed(call);
+    const traced = { toolId: call.manifest.id, version: call.manifest.version, callId: call.callId, transport, input: call.input };
+    const result = await traceToolCall(traced, () => invokeToolUntimed(call), (result) => ("paused" in result ? { paused: true } : result.ok ? { ok: true } : { ok: false, kind: result.error.kind, reason: result.error.reason }));
     outcome = "paused" in result ? "paused" : result.ok ? "ok" : "error";
     return result;
   } finally {
@@ -81,7 +83,7 @@ function timed(provider: ModelProvider | null): ModelProvider | null {
       const started = performance.now();
       let ok = false;
       try {
-        const response = await provider.complete(request);
+        const response = await traceModelCall(provider, request, () => provider.complete(request));
         ok = true;
         return response;
       } finally {

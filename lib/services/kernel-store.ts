@@ -13,6 +13,7 @@ import type { Run } from "@/lib/generated/prisma/client";
 import type { CommitEffects, CommitPlan, Committed, KernelStore, KernelTx, RunPatch } from "@/lib/kernel/store";
 import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
 import { countRunEnded, countRunStarted } from "@/lib/services/metrics";
+import { newRunTrace, traceRunEnded, type RunTrace } from "@/lib/services/tracing";
 
 /** Marks the kernel's statements: lib/db.ts gives each a prepared-statement name on PostgreSQL. */
 export const KERNEL_SQL_MARKER = "/* kindgi:kernel ";
@@ -67,11 +68,11 @@ export const CREATE_RUN_SQL = `${KERNEL_SQL_MARKER}create-run */
 WITH r AS (
   INSERT INTO "Run" ("id", "tenantId", "projectId", "kind", "agentId", "agentVersion", "toolId", "toolVersion", "conversationId", "status",
     "attended", "origin", "toolsAllowedUnattended", "createdBy", "userMessage", "parameters", "arguments", "resolvedTools", "providerId", "model",
-    "failure", "retrievedFacts", "lastSeq", "leaseOwner", "leaseExpiresAt", "startedAt", "finishedAt", "costUsd")
+    "failure", "retrievedFacts", "lastSeq", "leaseOwner", "leaseExpiresAt", "startedAt", "finishedAt", "costUsd", "traceContext")
   VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::text, $9::uuid, $10::text,
     $11::boolean, $12::jsonb, ARRAY(SELECT jsonb_array_elements_text($13::jsonb)), $14::uuid, $15::text, $16::jsonb, $17::jsonb, $18::jsonb, $19::text, $20::text,
     $21::jsonb, COALESCE($22::jsonb, '[]'::jsonb), jsonb_array_length($23::jsonb), $24::text,
-    CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz, $28::float8)
+    CASE WHEN $24::text IS NULL THEN NULL ELSE now() + make_interval(secs => $25::float8) END, $26::timestamptz, $27::timestamptz, $28::float8, $29::jsonb)
   RETURNING "id", "tenantId", "createdAt", "leaseExpiresAt"
 ), e AS (
   INSERT INTO "RunEvent" ("tenantId", "runId", "seq", "type", "data", "createdAt")
@@ -135,6 +136,8 @@ export type NewRun = {
   patch?: RunPatch;
   /** The creator's worker and lease; null leaves the run to any worker's poll (and a finished run holds none). */
   lease: { owner: string; ms: number } | null;
+  /** The run's trace (lib/services/tracing.ts), when traces are exported. */
+  trace?: RunTrace | null;
 };
 
 /** What a new run starts as: its status, and its lease (none when it is written finished). */
@@ -177,6 +180,7 @@ export function createRunParams(run: NewRun): unknown[] {
     iso(patch.finishedAt),
     // What the turn's start cost (embedding its retrieval query); model calls come later.
     patch.addUsage?.costUsd ?? 0,
+    json(run.trace ?? undefined),
   ];
 }
 
@@ -184,13 +188,20 @@ export function createRunParams(run: NewRun): unknown[] {
  * Writes a new run and its first events in one statement; answers the run row: what was written, with the two columns
  * the database computes (its creation time and the lease's expiry) as the statement answered them.
  */
-export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
+export async function insertRun(newRun: NewRun, db?: DbTx): Promise<Run> {
+  // The trace of the request that creates it, when traces are exported.
+  const run = newRun.trace === undefined ? { ...newRun, trace: newRunTrace(newRun.kind) } : newRun;
   type Computed = { createdAt: Date; leaseExpiresAt: Date | null };
   const [computed] = db ? await db.$queryRawUnsafe<Computed[]>(CREATE_RUN_SQL, ...createRunParams(run)) : await (await getRawQuery())<Computed>(CREATE_RUN_SQL, createRunParams(run));
   const { patch, status, lease } = startOf(run);
-  // Counted once the run is written for good (a run created inside a transaction: once that commits).
-  if (db) afterTransaction(db, () => countRunStarted(run.origin, status));
-  else countRunStarted(run.origin, status);
+  // Counted once the run is written for good (a run created inside a transaction: once that commits); a run written
+  // finished has its trace's spans then.
+  const written = () => {
+    countRunStarted(run.origin, status);
+    if (run.trace && (status === "completed" || status === "failed" || status === "cancelled")) traceRunEnded(run.id);
+  };
+  if (db) afterTransaction(db, written);
+  else written();
   return {
     id: run.id,
     tenantId: run.tenantId,
@@ -225,6 +236,7 @@ export async function insertRun(run: NewRun, db?: DbTx): Promise<Run> {
     leaseOwner: lease?.owner ?? null,
     leaseExpiresAt: computed.leaseExpiresAt === null ? null : new Date(computed.leaseExpiresAt),
     createdAt: new Date(computed.createdAt),
+    traceContext: (run.trace ?? null) as Run["traceContext"],
     startedAt: patch.startedAt ?? null,
     finishedAt: patch.finishedAt ?? null,
   };

@@ -10,6 +10,7 @@ import { dbApprovalGateway } from "@/lib/services/approvals";
 import { eventBus } from "@/lib/services/event-bus";
 import { trackDeltas } from "@/lib/services/live-deltas";
 import { observeTurn } from "@/lib/services/metrics";
+import { traceJournaled, withRunTrace } from "@/lib/services/tracing";
 
 /**
  * Tells every stream and waiting request, on every replica, that the run's journal grew (after the commit), up to
@@ -24,7 +25,12 @@ const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };
 /** The worker of this process (created on first use; `startKernel` also makes it poll). */
 export function getKernel(): KernelWorker {
   // The approval gate and pauses are on in the product; the turn loop's own tests run without them.
-  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv(), { committed: announceRun, executed: (_runId, ms, outcome) => observeTurn(ms / 1000, outcome) });
+  holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv(), {
+    committed: announceRun,
+    executed: (_runId, ms, outcome) => observeTurn(ms / 1000, outcome),
+    journaled: traceJournaled,
+    around: withRunTrace,
+  });
   return holder.kindgiKernel;
 }
 

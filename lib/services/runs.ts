@@ -19,6 +19,7 @@ import { isRunDelta, liveSnapshot, trackDeltas, type LiveDelta } from "@/lib/ser
 import { withdrawOpenInTx } from "@/lib/services/approvals";
 import { isAttendedOrigin, originOf, type RunOrigin, type RunTrigger } from "@/lib/services/run-origin";
 import { dbKernelStore, insertRun } from "@/lib/services/kernel-store";
+import { traceRunEnded } from "@/lib/services/tracing";
 import { dbKernelEnvironment } from "@/lib/services/kernel-environment";
 import type { KernelRun } from "@/lib/kernel/store";
 import { planTurnStart, type TurnSession } from "@/lib/kernel/turn";
@@ -351,6 +352,7 @@ export async function cancelRun(actor: Actor, runId: string): Promise<RunView> {
   if (!cancelled) throw new AppError("run-already-terminal", `run ${runId} finished before it could be cancelled`, { runId });
   getKernel().abort(runId, "cancelled");
   announceRun(runId);
+  traceRunEnded(runId);
   return runView(cancelled);
 }
 

@@ -9,6 +9,7 @@ import { startNotificationDispatcher } from "@/lib/services/notifications";
 import { startScheduler } from "@/lib/services/schedules";
 import { startApprovalSweeper } from "@/lib/services/approvals";
 import { startFactEmbedder } from "@/lib/services/fact-embeddings";
+import { startTracing } from "@/lib/services/tracing";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 import { sandboxAvailability } from "@/lib/tools/sandbox/bwrap";
 
@@ -38,6 +39,8 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
  */
 export async function startServer(): Promise<void> {
   assertConfiguration();
+  // Traces first, so that every request is traced (nothing is made when the OTEL_* variables do not ask for it).
+  console.log(`kindgi: ${await startTracing()}`);
   // Without a session key (PostgreSQL and neither KINDGI_SESSION_SECRET nor KINDGI_SECRETS_KEY) the API still serves
   // API keys; the console's sign-in says what to set.
   const sessionProblem = sessionSecretProblem();
