@@ -1,6 +1,6 @@
 /**
  * What `bench/api-throughput.ts` prints once its rounds are measured: the table, the rates and shares round by round,
- * and one verdict line per speed target of the `/v1` rows (README, "Benchmarks"). Pure functions of the measured rows
+ * and one verdict line per speed target of the `/v1` rows (docs/benchmarks.md). Pure functions of the measured rows
  * (tested in api-report.test.ts); the bench prints the lines they return.
  */
 import { figureBesideVerdict, percentile, textTable } from "./common";

@@ -1,6 +1,6 @@
 /**
  * What `bench/kernel-turns.ts` prints once its rows are measured: the table, the (b)/(f) ratio and its quarters, the
- * HTTP comparison with the bare route, one verdict line per speed target of the kernel rows (README, "Benchmarks"), and
+ * HTTP comparison with the bare route, one verdict line per speed target of the kernel rows (docs/benchmarks.md), and
  * the JSON line's figures. Pure functions of the measured rows (tested in kernel-report.test.ts); the bench prints what
  * they return.
  */

@@ -1,5 +1,5 @@
 // Cached authentication and resolution against real servers: what one server changes is never served stale by itself,
-// nor by another server on the same PostgreSQL database, from the very next request on (README: "Caches and
+// nor by another server on the same PostgreSQL database, from the very next request on (docs/api.md: "Caches and
 // consistency").
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";

@@ -68,7 +68,7 @@ export const metricsOperation = defineOperation({
   tag: "System",
   summary: "Prometheus metrics of this process (KINDGI_METRICS_TOKEN)",
   description:
-    "The Prometheus text exposition format. Exists only when KINDGI_METRICS_TOKEN is set (404 otherwise), and answers only `Authorization: Bearer <KINDGI_METRICS_TOKEN>` (401 otherwise). Counters and histograms are this process's (each replica serves its own); the database gauges are the deployment's. README.md lists every metric.",
+    "The Prometheus text exposition format. Exists only when KINDGI_METRICS_TOKEN is set (404 otherwise), and answers only `Authorization: Bearer <KINDGI_METRICS_TOKEN>` (401 otherwise). Counters and histograms are this process's (each replica serves its own); the database gauges are the deployment's. docs/deployment-and-operations.md lists every metric.",
   auth: "none",
   responses: { 200: { description: "The metrics.", schema: { type: "string" }, contentType: "text/plain; version=0.0.4" } },
   errors: ["auth-missing", "auth-invalid"],
