@@ -228,9 +228,10 @@ describe("traces of a run", () => {
       const tenant = (await api(own.baseUrl, operatorToken, "POST", "/v1/tenants", { name: "protobuf" })).body;
       const runs = await api(own.baseUrl, tenant.apiKey.key, "POST", "/v1/tools/current-time/invoke", { projectId: tenant.project.id, arguments: {} });
       expect(runs.status, runs.text).toBe(201);
-      const body = await until("a protobuf export", () => receiver.protobufBodies.slice(before).find((bytes) => bytes.includes(Buffer.from("run tool-invocation"))));
-      // Strings are stored as they are in protobuf: the span names and the tool's id are in the bytes.
-      expect(body.includes(Buffer.from("execute_tool current-time"))).toBe(true);
+      // Strings are stored as they are in protobuf: the span names are in the bytes of the exports.
+      const exported = () => Buffer.concat(receiver.protobufBodies.slice(before));
+      await until("the run span in a protobuf export", () => (exported().includes(Buffer.from("run tool-invocation")) ? true : undefined));
+      expect(exported().includes(Buffer.from("execute_tool current-time"))).toBe(true);
     } finally {
       await own.stop();
       if (own.dataDir) fs.rmSync(own.dataDir, { recursive: true, force: true });

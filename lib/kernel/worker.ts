@@ -40,8 +40,11 @@ export type WorkerHooks = {
   committed?: (runId: string, lastSeq?: number) => void;
   /** An execution ended: how long it took (ms), and whether it settled the run (completed, failed, suspended) or stopped. */
   executed?: (runId: string, ms: number, outcome: "settled" | "stopped") => void;
-  /** A commit of the run wrote these events (after it committed): the product's traces. */
-  journaled?: (runId: string, events: readonly NewEvent[], at: Date) => void;
+  /**
+   * A commit of the run wrote these events (after it committed), at `at`; `row` is what the store answered of the run
+   * row when it did (the product's traces).
+   */
+  journaled?: (runId: string, events: readonly NewEvent[], at: Date, row?: unknown) => void;
   /** Wraps each execution of a run (the product runs it in the run's trace context). */
   around?: <T>(runId: string, execution: () => Promise<T>) => Promise<T>;
 };
@@ -189,9 +192,9 @@ export class KernelWorker {
         return planned;
       }) as P;
     };
-    const tell = (events: readonly NewEvent[], at: Date) => {
+    const tell = (events: readonly NewEvent[], at: Date, row?: unknown) => {
       try {
-        journaled?.(runId, events, at);
+        journaled?.(runId, events, at, row);
       } catch {
         // A hook's failure never touches the run.
       }
@@ -212,7 +215,7 @@ export class KernelWorker {
         const written = await store.append(id, owner, recording(plan, seen));
         if (written) {
           this.committed(runId, written.seqs.at(-1));
-          tell(seen.events, written.createdAt);
+          tell(seen.events, written.createdAt, written.row);
         }
         return written;
       },

@@ -13,7 +13,7 @@ import type { Run } from "@/lib/generated/prisma/client";
 import type { CommitEffects, CommitPlan, Committed, KernelStore, KernelTx, RunPatch } from "@/lib/kernel/store";
 import type { JournalEvent, NewEvent } from "@/lib/kernel/types";
 import { countRunEnded, countRunStarted } from "@/lib/services/metrics";
-import { newRunTrace, traceRunEnded, type RunTrace } from "@/lib/services/tracing";
+import { newRunTrace, rememberRun, traceRunEnded, type RunTrace } from "@/lib/services/tracing";
 
 /** Marks the kernel's statements: lib/db.ts gives each a prepared-statement name on PostgreSQL. */
 export const KERNEL_SQL_MARKER = "/* kindgi:kernel ";
@@ -196,6 +196,7 @@ export async function insertRun(newRun: NewRun, db?: DbTx): Promise<Run> {
   const { patch, status, lease } = startOf(run);
   // Counted once the run is written for good (a run created inside a transaction: once that commits); a run written
   // finished has its trace's spans then.
+  if (run.trace) rememberRun(run.id, { trace: run.trace, createdAt: new Date(computed.createdAt), kind: run.kind, agentId: run.agentId ?? null, agentVersion: run.agentVersion ?? null, toolId: run.toolId ?? null, toolVersion: run.toolVersion ?? null, origin: run.origin, conversationId: run.conversationId });
   const written = () => {
     countRunStarted(run.origin, status);
     if (run.trace && (status === "completed" || status === "failed" || status === "cancelled")) traceRunEnded(run.id);

@@ -32,15 +32,22 @@ import type { NewEvent } from "@/lib/kernel/types";
 /** The trace a run keeps (`Run.traceContext`). */
 export type RunTrace = { traceId: string; runSpanId: string; turnSpanId: string | null; parentSpanId: string | null; sampled: boolean };
 
+/** What the end of a run's trace needs of its row, kept in the process that created it (no read back). */
+type KnownRun = { trace: RunTrace; createdAt: Date; kind: string; agentId: string | null; agentVersion: string | null; toolId: string | null; toolVersion: string | null; origin: unknown; conversationId: string | null };
+/** The run row's columns a run's end reads. */
+type EndRow = { status: string; providerId: string | null; model: string | null; inputTokens: number; outputTokens: number; costUsd: number; modelCalls: number; toolCalls: number; failure: unknown; startedAt: Date | null; finishedAt: Date | null };
+
 type TracingState = {
   tracer: Tracer | null;
+  /** Runs created here, while they run (bounded). */
+  known: Map<string, KnownRun>;
   captureContent: boolean;
   /** Ids the next span started must have (the run and turn spans, emitted when the run ends). */
   forced: { traceId?: string; spanId?: string } | null;
   provider: { forceFlush(): Promise<void>; shutdown(): Promise<void> } | null;
 };
 
-const state: TracingState = ((globalThis as { [key: symbol]: TracingState | undefined })[Symbol.for("kindgi.tracing")] ??= { tracer: null, captureContent: false, forced: null, provider: null });
+const state: TracingState = ((globalThis as { [key: symbol]: TracingState | undefined })[Symbol.for("kindgi.tracing")] ??= { tracer: null, known: new Map(), captureContent: false, forced: null, provider: null });
 
 /** What the environment asks for: traces off (and why), or on with a protocol. */
 export type TracingConfig = { enabled: false; reason: string } | { enabled: true; protocol: "http/protobuf" | "http/json"; endpoint: string; captureContent: boolean };
@@ -135,6 +142,16 @@ export function newRunTrace(kind: "agent-turn" | "tool-invocation"): RunTrace | 
   };
 }
 
+/** The most runs created here whose trace this process keeps in memory until they end. */
+const MAX_KNOWN = 10_000;
+
+/** Keeps what the end of a new run's trace needs (the run was created by this process). */
+export function rememberRun(runId: string, run: KnownRun): void {
+  if (!state.tracer) return;
+  if (state.known.size >= MAX_KNOWN) state.known.delete(state.known.keys().next().value!);
+  state.known.set(runId, run);
+}
+
 const isRunTrace = (value: unknown): value is RunTrace => {
   const candidate = value as Partial<RunTrace> | null;
   return typeof candidate?.traceId === "string" && typeof candidate.runSpanId === "string";
@@ -156,7 +173,7 @@ async function loadRunTrace(runId: string): Promise<RunTrace | null> {
 /** Runs `fn` (the execution of a run) in its turn's trace context: the model and tool calls it makes are its children. */
 export async function withRunTrace<T>(runId: string, fn: () => Promise<T>): Promise<T> {
   if (!state.tracer) return fn();
-  const run = await loadRunTrace(runId).catch(() => null);
+  const run = state.known.get(runId)?.trace ?? (await loadRunTrace(runId).catch(() => null));
   const turn = run && runContext(run, "turn");
   return turn ? context.with(turn, fn) : fn();
 }
@@ -263,11 +280,19 @@ function emitSpan(tracer: Tracer, options: { name: string; parent: Context | nul
  * Spans of what a commit of the run journaled: an approval decided or a pause answered (the wait, from its request),
  * the run's end (its turn and run spans). After the commit; never fails the run.
  */
-export function traceJournaled(runId: string, events: readonly NewEvent[], at: Date): void {
+export function traceJournaled(runId: string, events: readonly NewEvent[], at: Date, row?: unknown): void {
   if (!state.tracer) return;
   const waits = events.filter((event) => event.type === "approval-decided" || event.type === "wait-completed");
   const ended = events.some((event) => event.type === "run-completed" || event.type === "run-failed" || event.type === "run-cancelled");
   if (!waits.length && !ended) return;
+  const known = state.known.get(runId);
+  // A run created here that ends in a commit answering its row: its spans need no read.
+  if (!waits.length && known && isEndRow(row)) {
+    state.known.delete(runId);
+    emitRunEnd(state.tracer, runId, known, row, at);
+    return;
+  }
+  if (ended) state.known.delete(runId);
   void traceWaitsAndEnd(runId, waits, ended, at).catch((error) => console.error(`[kindgi] a trace of run ${runId} could not be exported: ${error instanceof Error ? error.message : String(error)}`));
 }
 
@@ -325,7 +350,16 @@ async function traceWaitsAndEnd(runId: string, waits: readonly NewEvent[], ended
     }
   }
   if (!ended) return;
-  const end = run.finishedAt ?? at;
+  emitRunEnd(tracer, runId, { ...run, trace: runTrace }, run, at);
+}
+
+const isEndRow = (row: unknown): row is EndRow => typeof (row as Partial<EndRow> | null)?.status === "string" && typeof (row as Partial<EndRow>).inputTokens === "number";
+
+/** The turn span and the run span of a run that ended. */
+function emitRunEnd(tracer: Tracer, runId: string, known: KnownRun, row: EndRow, at: Date): void {
+  const runTrace = known.trace;
+  const run = { ...known, ...row };
+  const end = run.finishedAt ? new Date(run.finishedAt) : at;
   const failure = run.failure as { code?: string; message?: string } | null;
   const error = run.status === "failed" ? (failure?.code ?? "failed") : undefined;
   const origin = (run.origin as { kind?: string } | null)?.kind ?? "unknown";
@@ -335,7 +369,7 @@ async function traceWaitsAndEnd(runId: string, waits: readonly NewEvent[], ended
       name: `invoke_agent ${run.agentId}`,
       parent: runContext(runTrace, "run"),
       spanId: runTrace.turnSpanId,
-      start: run.startedAt ?? run.createdAt,
+      start: new Date(run.startedAt ?? run.createdAt),
       end,
       attributes: {
         ...common,
@@ -359,7 +393,7 @@ async function traceWaitsAndEnd(runId: string, waits: readonly NewEvent[], ended
     parent: runContext(runTrace, "parent"),
     traceId: runTrace.traceId,
     spanId: runTrace.runSpanId,
-    start: run.createdAt,
+    start: new Date(run.createdAt),
     end,
     attributes: { ...common, ...(run.agentId ? { "gen_ai.agent.id": run.agentId } : {}), ...(run.toolId ? { "gen_ai.tool.name": run.toolId, "kindgi.tool.version": run.toolVersion ?? "" } : {}) },
     error,
