@@ -159,7 +159,7 @@ function parseArgs(argv: string[]): Options {
   }
   if (options.backend !== "postgresql") {
     const asked = PG_ROWS.filter((row) => options.rows.has(row));
-    if (rowsFlag && asked.length > 0) throw new Error(`rows ${asked.join(", ")} are measured on PostgreSQL only: add --backend pg`);
+    if (rowsFlag && asked.length > 0) throw new Error(`${asked.length === 1 ? "row" : "rows"} ${asked.join(", ")} ${asked.length === 1 ? "is" : "are"} measured on PostgreSQL only: add --backend pg`);
     for (const row of PG_ROWS) options.rows.delete(row);
   }
   if (options.rows.has("f") || options.rows.has("m")) options.rows.add("b");
