@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { figures, httpLines, quarterLines, ratioOf, tableLines, unavailable, verdicts, type Row } from "./kernel-report";
+import { againstKernelLines, figures, httpLines, quarterLines, ratioOf, tableLines, unavailable, verdicts, type Row } from "./kernel-report";
 
 /** A measured row: `turns` turns in `seconds`, each taking the latencies given (repeated to `turns`). */
 function row(id: string, turns: number, seconds: number, latency: number | number[], options: { concurrency?: number; failures?: number } = {}): Row {
@@ -109,8 +109,25 @@ describe("the printed figures", () => {
 
   it("tabulates measured and unavailable rows, and gives the JSON line rounded figures", () => {
     const lines = tableLines([row("b", 100, 0.2, 2), unavailable("c", "(c) peer", "bench/node_modules missing")]);
-    expect(lines[2].split(/\s{2,}/)).toEqual(["(b) row", "100", "1", "0", "500.0", "2.000", "2.000"]);
-    expect(lines[3].split(/\s{2,}/)).toEqual(["(c) peer", "-", "-", "-", "-", "-", "-", "bench/node_modules missing"]);
-    expect(figures(row("b", 3, 0.0123456, 1.23456))).toMatchObject({ turnsPerSecond: 243, p50Ms: 1.235, seconds: 0.012 });
+    expect(lines[2].split(/\s{2,}/)).toEqual(["(b) row", "100", "1", "0", "500.0", "2.000", "2.000", "2.000"]);
+    expect(lines[3].split(/\s{2,}/)).toEqual(["(c) peer", "-", "-", "-", "-", "-", "-", "-", "bench/node_modules missing"]);
+    expect(figures(row("b", 3, 0.0123456, 1.23456))).toMatchObject({ turnsPerSecond: 243, p50Ms: 1.235, p95Ms: 1.235, seconds: 0.012 });
+  });
+
+  it("sets every sequential in-process row against (b), by p50 and p95", () => {
+    // (b): 95 turns at 2 ms and 5 at 4 ms (p50 2, p95 2); (g): 90 at 10 ms and 10 at 20 ms (p50 10, p95 20).
+    const b = row("b", 100, 1, 2);
+    b.latencies = [...Array(95).fill(2), ...Array(5).fill(4)];
+    const g = row("g", 100, 1, 10);
+    g.latencies = [...Array(90).fill(10), ...Array(10).fill(20)];
+    const lines = againstKernelLines([b, row("b50", 100, 1, 50, { concurrency: 50 }), row("m", 100, 1, 0.5), g, unavailable("d", "(d) peer", "not installed"), { ...row("f", 100, 1, 1), failures: 1 }]);
+    expect(lines[0]).toBe("against (b) (p50 2.000 ms, p95 2.000 ms), sequential turns:");
+    // In the printed order (f, m, c, g, d), measured rows only; (b50) is not sequential.
+    expect(lines.slice(1).map((line) => line.trim().split(/\s{2,}/))).toEqual([
+      ["(f) row", "p50", "0.50×", "p95", "0.50×", "(1 failed turns: not valid)"],
+      ["(m) row", "p50", "0.25×", "p95", "0.25×"],
+      ["(g) row", "p50", "5.00×", "p95", "10.00×"],
+    ]);
+    expect(againstKernelLines([row("g", 10, 1, 10)])).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
- * What `bench/kernel-turns.ts` prints once its rows are measured: the table, the (b)/(f) ratio and its quarters, the
- * HTTP comparison with the bare route, one verdict line per speed target of the kernel rows (docs/benchmarks.md), and
+ * What `bench/kernel-turns.ts` prints once its rows are measured: the table, the (b)/(f) ratio and its quarters, every
+ * other sequential in-process row against (b), the HTTP comparison with the bare route, one verdict line per speed
+ * target of the kernel rows (docs/benchmarks.md), and
  * the JSON line's figures. Pure functions of the measured rows (tested in kernel-report.test.ts); the bench prints what
  * they return.
  */
@@ -30,9 +31,9 @@ const KERNEL_TARGETS = { p50Ms: 3, ratio: 1.5, inFlight: 50, inFlightTurnsPerSec
 export const unavailable = (id: string, label: string, reason: string): Row => ({ id, label, available: false, reason, turns: 0, concurrency: 0, failures: 0, warmupFailures: 0, seconds: 0, latencies: [], failureSamples: [], note: "" });
 
 /** Throughput and latency percentiles of a measured row (ms; NaN without turns). */
-function stats(row: Row): { turnsPerSecond: number; p50: number; p99: number } {
+function stats(row: Row): { turnsPerSecond: number; p50: number; p95: number; p99: number } {
   const sorted = [...row.latencies].sort((a, b) => a - b);
-  return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  return { turnsPerSecond: row.turns / row.seconds, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
 }
 
 /** The measured row with this id (absent when it was not run or not available). */
@@ -69,7 +70,7 @@ export function quarterLines(rows: Row[]): string[] {
 /** A row as it goes into the JSON line. */
 export function figures(row: Row) {
   if (!row.available) return { id: row.id, label: row.label, available: false, reason: row.reason };
-  const { turnsPerSecond, p50, p99 } = stats(row);
+  const { turnsPerSecond, p50, p95, p99 } = stats(row);
   const round = (n: number, digits: number) => (Number.isFinite(n) ? Number(n.toFixed(digits)) : null);
   return {
     id: row.id,
@@ -82,19 +83,43 @@ export function figures(row: Row) {
     seconds: round(row.seconds, 3),
     turnsPerSecond: round(turnsPerSecond, 1),
     p50Ms: round(p50, 3),
+    p95Ms: round(p95, 3),
     p99Ms: round(p99, 3),
     note: row.note,
   };
 }
 
 export function tableLines(rows: Row[]): string[] {
-  const header = ["row", "turns", "conc", "failures", "turns/s", "p50 ms", "p99 ms", "note"];
+  const header = ["row", "turns", "conc", "failures", "turns/s", "p50 ms", "p95 ms", "p99 ms", "note"];
   const cells = rows.map((row) => {
-    if (!row.available) return [row.label, "-", "-", "-", "-", "-", "-", row.reason ?? ""];
-    const { turnsPerSecond, p50, p99 } = stats(row);
-    return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p99.toFixed(3), row.note];
+    if (!row.available) return [row.label, "-", "-", "-", "-", "-", "-", "-", row.reason ?? ""];
+    const { turnsPerSecond, p50, p95, p99 } = stats(row);
+    return [row.label, String(row.turns), String(row.concurrency), String(row.failures), turnsPerSecond.toFixed(1), p50.toFixed(3), p95.toFixed(3), p99.toFixed(3), row.note];
   });
-  return textTable(header, cells, (column) => column >= 1 && column <= 6);
+  return textTable(header, cells, (column) => column >= 1 && column <= 7);
+}
+
+/** The sequential in-process rows set against (b), in the order they are printed: the floors, then the peers. */
+const AGAINST_B = ["f", "m", "c", "g", "d"];
+
+/**
+ * Each sequential in-process row other than (b) against (b): its p50 and p95 as multiples of (b)'s (above 1×: slower
+ * than our kernel's turn). Nothing without a measured (b); a row not measured is left out.
+ */
+export function againstKernelLines(rows: Row[]): string[] {
+  const b = measured(rows, "b");
+  if (!b) return [];
+  const base = stats(b);
+  const others = AGAINST_B.map((id) => measured(rows, id)).filter((row): row is Row => row !== undefined);
+  if (others.length === 0) return [];
+  const width = Math.max(...others.map((row) => row.label.length));
+  return [
+    `against (b) (p50 ${base.p50.toFixed(3)} ms, p95 ${base.p95.toFixed(3)} ms), sequential turns:`,
+    ...others.map((row) => {
+      const { p50, p95 } = stats(row);
+      return `  ${row.label.padEnd(width)}  p50 ${(p50 / base.p50).toFixed(2).padStart(6)}×   p95 ${(p95 / base.p95).toFixed(2).padStart(6)}×${row.failures ? `  (${row.failures} failed turns: not valid)` : ""}`;
+    }),
+  ];
 }
 
 /** (a) beside its HTTP floor: one at a time against (b) + (h), and at concurrency as a share of (h)'s rate. */

@@ -1,6 +1,6 @@
 /**
- * Agent-turn benchmark: the same turn through our kernel over HTTP, our kernel in-process, and a peer library
- * in memory, side by side in one table.
+ * Agent-turn benchmark: the same turn through our kernel over HTTP, our kernel in-process, a peer library in memory
+ * and, on PostgreSQL, two durable peers on the same server, side by side in one table.
  *
  * The turn: a dev-echo agent with one native tool. The model (dev-echo: deterministic, no network) calls
  * `current-time` once (the user message is "UTC": dev-echo fills no optional property with text, so the arguments are
@@ -35,28 +35,46 @@
  *                    the same fake model behaviour and the same tool input schema. No database, no journal: it is
  *                    the floor of a tool-calling loop, not an equivalent of a durable run. (The AI SDK 6 line runs on
  *                    Node 20; the OpenAI Agents SDK needs `openai` 7, which requires Node 22.)
+ * On PostgreSQL only (--backend pg; none of these rows exists on PGlite):
+ *   (m) minimal floor – three single-row commits on a bare table: `bench_floor(id bigserial primary key, run text,
+ *                    step int, at timestamptz default now())` in a fresh database, three autocommit INSERTs per turn
+ *                    through `pg` (a named prepared statement, one connection): what three durable commits cost on this
+ *                    server with nothing else. Measured in (b)'s alternating blocks, beside (f) (b, f, m, b, f, m, …).
+ *   (g) peer       – LangGraph JS (`@langchain/langgraph` + `@langchain/langgraph-checkpoint-postgres`,
+ *                    bench/peer/langgraph-turn.mts): a StateGraph model node → ToolNode → model node with a fake LangChain
+ *                    chat model, compiled with PostgresSaver in a fresh database on the same server; each turn a new
+ *                    thread_id (a new durable execution), LangGraph's default durability ("async").
+ *   (d) peer       – DBOS Transact (`@dbos-inc/dbos-sdk`, bench/peer/dbos-turn.mts): each turn a new workflow whose two
+ *                    model calls and one tool call are steps, its system database a fresh database on the same server.
+ *                    (g) and (d) warm up one after the other, then run in alternating blocks of BENCH_BLOCK turns
+ *                    (g, d, g, d, …), after (c). Without their packages in bench/node_modules: a row saying
+ *                    "(not installed: npm ci --prefix bench)".
+ *                    Every sequential in-process row (f, m, c, g, d) is printed against (b) too: its p50 and p95 as
+ *                    multiples of (b)'s.
  *
  * Run:
  *   npm run bench:kernel                              # all rows, PGlite, builds Next first
  *   npm run bench:kernel -- --skip-build              # reuse the current .next build
  *   npm run bench:kernel -- --rows c                  # only the peer row (no build, no server)
  *   npm run bench:kernel -- --backend pg              # PostgreSQL at $DATABASE_URL or the local default;
- *                                                     # a fresh database per server/harness, dropped at the end
- * Flags: --rows a,b,c,f (default all; f needs b), --backend pglite|pg, --skip-build.
+ *                                                     # a fresh database per server/harness/row, dropped at the end
+ *   npm run bench:kernel -- --backend pg --rows b,f,m,c,g,d   # the in-process rows and the durable peers, no HTTP
+ * Flags: --rows a,b,c,f,m,g,d (default all; f and m need b; m, g, d need --backend pg), --backend pglite|pg, --skip-build.
  * Environment: BENCH_HTTP_TURNS (1000), BENCH_IN_PROCESS_TURNS (2000), BENCH_HTTP_WARMUP (1000),
  *              BENCH_IN_PROCESS_WARMUP (2000), BENCH_CONCURRENCY (8), BENCH_IN_FLIGHT (50), BENCH_BLOCK (100), BENCH_HTTP_BLOCK (50),
  *              BENCH_CLIENT (http | fetch: the HTTP rows' client).
- * Row (c) needs bench/'s own dependencies: when bench/node_modules is missing this script runs `npm ci --prefix bench`
- * (they are never dependencies of the product; bench/package-lock.json pins them). The peer code is `.mts`, outside
- * the root type-check (which has no `ai`); `npx tsc -p bench` checks it against bench/node_modules.
+ * Rows (c), (g) and (d) need bench/'s own dependencies: when bench/node_modules is missing this script runs
+ * `npm ci --prefix bench` (they are never dependencies of the product; bench/package-lock.json pins them). The peer
+ * code is `.mts`, outside the root type-check (which has no `ai`, LangGraph or DBOS); `npx tsc -p bench` checks it
+ * against bench/node_modules.
  *
  * Latency is per turn: until the full response body is read (a) or the turn's promise settles (b, c); turns/s is
  * counted turns / wall time of the row. Warm-up turns come first and are not counted: 2,000 in-process turns per row
- * (b, f, c) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
+ * (b, f, m, c, g, d) by default, because the in-process turn keeps getting faster for about 2,000 turns as the JIT compiles its
  * code and PGlite's. The p50 of (b) and (f) in each quarter of the measured turns is printed under the table, so a run
  * shows whether a row was still warming up; `BENCH_IN_PROCESS_WARMUP=0 BENCH_IN_PROCESS_TURNS=4000` shows the curve
- * itself (bench/README.md, "the tenth machine"). Output: an aligned table, the ratio and its quarters, the HTTP rows
- * beside their floor, one verdict line per target this run can judge (p50 of (b) <= 3 ms and (b)/(f) <= 1.5x on either
+ * itself (bench/README.md, "the tenth machine"). Output: an aligned table (p50, p95, p99), the ratio and its quarters,
+ * the sequential rows against (b), the HTTP rows beside their floor, one verdict line per target this run can judge (p50 of (b) <= 3 ms and (b)/(f) <= 1.5x on either
  * backend; on PostgreSQL also (b50) >= 400 turns/s with 50 in flight and (a) >= 120 turns/s one at a time and >= 250
  * at 8), then one JSON line with every figure. Exit code 1 when a measured turn failed.
  */
@@ -70,7 +88,7 @@ import { cleanupOnExit, DEFAULT_PG_URL, jsonOrUndefined, loadClient, postJson, t
 import { freshPostgresDatabase, newOperatorToken, root, startServer } from "../tests/helpers/server";
 import type { TurnHarness } from "./turn-harness";
 import { createBaselineApp, runNode, startBaseline } from "./baseline-app";
-import { figures, httpLines, quarterLines, ratioOf, tableLines, unavailable, verdicts, type Row } from "./kernel-report";
+import { againstKernelLines, figures, httpLines, quarterLines, ratioOf, tableLines, unavailable, verdicts, type Row } from "./kernel-report";
 import { BENCH_AGENT, type BenchTurnSample } from "../lib/services/kernel-bench-harness";
 import { APPEND_SQL, CREATE_RUN_SQL, appendParams, createRunParams } from "../lib/services/kernel-store";
 import { pgliteRawQuery, statementName } from "../lib/db";
@@ -81,10 +99,13 @@ const benchDir = path.join(root, "bench");
 /** Set on SIGINT/SIGTERM: the HTTP load stops issuing requests and the run unwinds to its cleanup. */
 let interrupted = false;
 
-/** The agent every row runs (row c mirrors it in bench/peer/ai-sdk-turn.mts). */
+/** The agent every row runs (rows c, g, d mirror it in bench/peer/). */
 const AGENT = BENCH_AGENT;
 
-type RowId = "a" | "b" | "c" | "f";
+type RowId = "a" | "b" | "c" | "f" | "m" | "g" | "d";
+const ROW_IDS: RowId[] = ["a", "b", "c", "f", "m", "g", "d"];
+/** The rows measured on PostgreSQL only. */
+const PG_ROWS: RowId[] = ["m", "g", "d"];
 type Options = { rows: Set<RowId>; backend: "pglite" | "postgresql"; databaseUrl?: string; skipBuild: boolean; httpTurns: number; inProcessTurns: number; httpWarmup: number; inProcessWarmup: number; concurrency: number; inFlight: number; block: number; httpBlock: number; client: "http" | "fetch" };
 
 function envInt(name: string, fallback: number, min: number): number {
@@ -97,7 +118,7 @@ function envInt(name: string, fallback: number, min: number): number {
 
 function parseArgs(argv: string[]): Options {
   const options: Options = {
-    rows: new Set<RowId>(["a", "b", "c", "f"]),
+    rows: new Set<RowId>(ROW_IDS),
     backend: "pglite",
     skipBuild: false,
     httpTurns: envInt("BENCH_HTTP_TURNS", 1000, 1),
@@ -112,16 +133,18 @@ function parseArgs(argv: string[]): Options {
   };
   if (process.env.BENCH_CLIENT && process.env.BENCH_CLIENT !== "fetch" && process.env.BENCH_CLIENT !== "http") throw new Error(`BENCH_CLIENT must be http or fetch, got ${process.env.BENCH_CLIENT}`);
   let backendFlag: string | undefined;
+  let rowsFlag = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === "--skip-build") options.skipBuild = true;
     else if (flag === "--backend") backendFlag = argv[++i];
     else if (flag === "--rows") {
       const rows = (argv[++i] ?? "").split(",").map((row) => row.trim());
-      if (rows.length === 0 || rows.some((row) => !["a", "b", "c", "f"].includes(row))) throw new Error(`--rows takes a comma-separated subset of a,b,c,f, got ${argv[i] ?? "nothing"}`);
+      if (rows.length === 0 || rows.some((row) => !(ROW_IDS as string[]).includes(row))) throw new Error(`--rows takes a comma-separated subset of ${ROW_IDS.join(",")}, got ${argv[i] ?? "nothing"}`);
       options.rows = new Set(rows as RowId[]);
+      rowsFlag = true;
     } else if (flag === "--help" || flag === "-h") {
-      console.log("usage: npm run bench:kernel -- [--rows a,b,c,f] [--backend pglite|pg] [--skip-build]   (turn counts: see the header of bench/kernel-turns.ts)");
+      console.log("usage: npm run bench:kernel -- [--rows a,b,c,f,m,g,d] [--backend pglite|pg] [--skip-build]   (turn counts: see the header of bench/kernel-turns.ts)");
       process.exit(0);
     } else throw new Error(`unknown argument ${flag} (try --help)`);
   }
@@ -134,7 +157,12 @@ function parseArgs(argv: string[]): Options {
     options.backend = "postgresql";
     options.databaseUrl = process.env.DATABASE_URL;
   }
-  if (options.rows.has("f")) options.rows.add("b");
+  if (options.backend !== "postgresql") {
+    const asked = PG_ROWS.filter((row) => options.rows.has(row));
+    if (rowsFlag && asked.length > 0) throw new Error(`${asked.length === 1 ? "row" : "rows"} ${asked.join(", ")} ${asked.length === 1 ? "is" : "are"} measured on PostgreSQL only: add --backend pg`);
+    for (const row of PG_ROWS) options.rows.delete(row);
+  }
+  if (options.rows.has("f") || options.rows.has("m")) options.rows.add("b");
   return options;
 }
 
@@ -390,6 +418,7 @@ async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{
   const { createBenchHarness } = (await import(specifier)) as { createBenchHarness: () => Promise<TurnHarness & { sample(): Promise<BenchTurnSample> }> };
   const harness = await createBenchHarness();
   let floor: Floor | null = null;
+  let minimal: Floor | null = null;
   try {
     const meter = harnessMeter("b", label, harness, "runTurn(\"UTC\"), sequential");
     await warmUp(meter, Math.max(1, options.inProcessWarmup));
@@ -401,11 +430,17 @@ async function kernelInProcess(options: Options, cleanups: Cleanup[]): Promise<{
       await warmUp(floor.meter, options.inProcessWarmup);
       meters.push(floor.meter);
     }
+    if (options.rows.has("m")) {
+      minimal = await openMinimalFloor(options, cleanups);
+      await warmUp(minimal.meter, options.inProcessWarmup);
+      meters.push(minimal.meter);
+    }
     const sequential = await measureInterleaved(meters, options.inProcessTurns, options.block);
     const inFlight = await measureInFlight("b50", `(b50) kernel in-process, ${options.inFlight} in flight`, harness, options, `runTurn("UTC"), ${options.inFlight} at once`);
     return { rows: [sequential[0], inFlight, ...sequential.slice(1)] };
   } finally {
     await floor?.close();
+    await minimal?.close();
     await harness.close();
   }
 }
@@ -502,6 +537,25 @@ async function openFloor(options: Options, cleanups: Cleanup[], sample: BenchTur
   return { meter, close };
 }
 
+/**
+ * Row (m): the least a durable turn of three commits can cost on this PostgreSQL — three single-row INSERTs into a bare
+ * table, each its own (autocommit) transaction, through `pg` with a named prepared statement, in a fresh database.
+ */
+async function openMinimalFloor(options: Options, cleanups: Cleanup[]): Promise<Floor> {
+  const database = await freshPostgresDatabase(options.databaseUrl!);
+  cleanups.push({ label: "drop the minimal floor row's database", fn: database.drop });
+  const { default: pg } = await import("pg");
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  await pool.query("CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, run text NOT NULL, step int NOT NULL, at timestamptz NOT NULL DEFAULT now())");
+  const insert = "INSERT INTO bench_floor (run, step) VALUES ($1, $2)";
+  const meter: Meter = { id: "m", label: "(m) minimal floor: pg, 3 INSERTs", note: "3 autocommit single-row INSERTs, bare table", samples: [], latencies: [], failures: 0, warmupFailures: 0, seconds: 0, once: async () => {
+    const run = crypto.randomUUID();
+    for (let step = 0; step < 3; step++) await pool.query({ name: "bench_floor_insert", text: insert, values: [run, step] });
+    return true;
+  } };
+  return { meter, close: () => pool.end() };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // (c) the peer library
 
@@ -528,6 +582,60 @@ async function peerInMemory(options: Options): Promise<Row> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// (g), (d) the durable peers
+
+/** The version of a package installed under bench/node_modules, or null when it is not there. */
+function benchPackageVersion(name: string): string | null {
+  const file = path.join(benchDir, "node_modules", name, "package.json");
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as { version: string }).version : null;
+}
+
+/**
+ * Rows (g) and (d): LangGraph with its PostgresSaver checkpointer, and DBOS, each running the turn as a new durable
+ * execution on this PostgreSQL server, each in a fresh database of its own (dropped at the end). Each warms up alone,
+ * then the two run in alternating blocks of BENCH_BLOCK turns. A peer whose packages are not in bench/node_modules
+ * gets a row saying so.
+ */
+async function durablePeers(options: Options, cleanups: Cleanup[]): Promise<Row[]> {
+  ensurePeerInstalled();
+  const notInstalled = "(not installed: npm ci --prefix bench)";
+  const peers = [
+    { id: "g", file: "langgraph-turn.mts", packages: ["@langchain/langgraph", "@langchain/langgraph-checkpoint-postgres", "@langchain/core"], label: (v: (string | null)[]) => `(g) peer: LangGraph ${v[0]} + PostgresSaver ${v[1]}`, note: "StateGraph model→tools→model, new thread_id per turn" },
+    { id: "d", file: "dbos-turn.mts", packages: ["@dbos-inc/dbos-sdk"], label: (v: (string | null)[]) => `(d) peer: DBOS ${v[0]}`, note: "new workflow per turn, model and tool calls as steps" },
+  ].filter((peer) => options.rows.has(peer.id as RowId));
+  const rows: Row[] = [];
+  const meters: Meter[] = [];
+  const harnesses: TurnHarness[] = [];
+  try {
+    for (const peer of peers) {
+      const versions = peer.packages.map(benchPackageVersion);
+      if (versions.includes(null)) {
+        const label = peer.label(versions.map((v) => v ?? "?"));
+        console.log(`${label}: ${notInstalled}`);
+        rows.push(unavailable(peer.id, label, notInstalled));
+        continue;
+      }
+      const database = await freshPostgresDatabase(options.databaseUrl!);
+      cleanups.push({ label: `drop the database of row (${peer.id})`, fn: database.drop });
+      // A computed URL: the peer modules (and their libraries) exist only under bench/, outside the root type-check.
+      const module = (await import(pathToFileURL(path.join(benchDir, "peer", peer.file)).href)) as { createPeerHarness: (databaseUrl: string) => Promise<TurnHarness> };
+      const harness = await module.createPeerHarness(database.url);
+      harnesses.push(harness);
+      const meter = harnessMeter(peer.id, peer.label(versions), harness, peer.note);
+      await warmUp(meter, Math.max(1, options.inProcessWarmup));
+      meters.push(meter);
+    }
+    if (meters.length > 0) {
+      const measuredRows = await measureInterleaved(meters, options.inProcessTurns, options.block);
+      rows.push(...measuredRows);
+    }
+  } finally {
+    for (const harness of harnesses) await harness.close();
+  }
+  return peers.map((peer) => rows.find((row) => row.id === peer.id)!);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
@@ -537,7 +645,7 @@ async function main(): Promise<void> {
   const machine = { cpus: cpus.length, cpuModel: cpus[0]?.model.trim() ?? "unknown", platform: `${os.platform()} ${os.arch()}`, node: process.version, loadAverage: os.loadavg().map((n) => Number(n.toFixed(2))) };
   const backend = options.backend === "postgresql" ? `PostgreSQL (${new URL(options.databaseUrl!).host}, fresh database per row)` : "PGlite (embedded, fresh data dir per row)";
   console.log(`machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.platform}, node ${machine.node}, load average ${machine.loadAverage.join(" ")}`);
-  console.log(`backend: ${backend}  (rows a, b; row c has no database)`);
+  console.log(`backend: ${backend}  (rows a, b${options.backend === "postgresql" ? ", f, m, g, d" : ", f"}; row c has no database)`);
   console.log(`turn: dev-echo → current-time {} (UTC) → answer (2 model calls + 1 tool call)`);
   console.log(`turns: HTTP ${options.httpTurns} (+${options.httpWarmup} warm-up, concurrency 1 and ${options.concurrency}, client ${options.client === "http" ? "node:http keep-alive" : "fetch"}), in-process ${options.inProcessTurns} (+${options.inProcessWarmup} warm-up)\n`);
 
@@ -548,6 +656,7 @@ async function main(): Promise<void> {
       rows.push(...(await kernelInProcess(options, cleanups)).rows);
     }
     if (options.rows.has("c")) rows.push(await peerInMemory(options));
+    if (options.rows.has("g") || options.rows.has("d")) rows.push(...(await durablePeers(options, cleanups)));
   } finally {
     await release();
   }
@@ -557,6 +666,9 @@ async function main(): Promise<void> {
   const ratio = ratioOf(rows);
   if (ratio !== null) console.log(`\nratio row(b)/row(f), p50, ${options.backend}: ${ratio.toFixed(2)}×`);
   for (const line of quarterLines(rows)) console.log(line);
+  const against = againstKernelLines(rows);
+  if (against.length) console.log("");
+  for (const line of against) console.log(line);
   for (const line of httpLines(rows)) console.log(line);
   const judged = verdicts(rows, options.backend);
   if (judged.length) console.log("");

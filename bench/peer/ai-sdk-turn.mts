@@ -14,19 +14,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { z } from "zod";
 import type { TurnHarness } from "../turn-harness";
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The tool's work: the current time in `timezone` (same input schema as our native `current-time`). */
-function currentTime(timezone: string): { timezone: string; iso: string; local: string } {
-  let format = formatters.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", { timeZone: timezone, dateStyle: "short", timeStyle: "medium", hourCycle: "h23" });
-    formatters.set(timezone, format);
-  }
-  const now = new Date();
-  return { timezone, iso: now.toISOString(), local: format.format(now) };
-}
+import { currentTime, CURRENT_TIME_TOOL } from "./clock.mjs";
 
 const usage = (input: number, output: number): LanguageModelV3GenerateResult["usage"] => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -79,9 +67,9 @@ export async function createPeerHarness(): Promise<TurnHarness> {
     doGenerate: async (options) => fakeStep(options, modelCalls++),
   });
   const tools = {
-    "current-time": tool({
-      description: "The current date and time in a time zone.",
-      inputSchema: z.object({ timezone: z.string().describe("IANA time zone, e.g. UTC or Europe/Paris") }),
+    [CURRENT_TIME_TOOL.name]: tool({
+      description: CURRENT_TIME_TOOL.description,
+      inputSchema: z.object({ timezone: z.string().describe(CURRENT_TIME_TOOL.timezone) }),
       execute: async ({ timezone }) => {
         toolCalls++;
         const result = currentTime(timezone);
