@@ -4,7 +4,8 @@
  * attributes as typed `AnyValue`s):
  * - a run whose mutating tool call waits for an approval, the server stopped while it waits and started again, the
  *   approval decided on the new process: one trace — the request's server span, the run span, the turn span
- *   (`invoke_agent`), both `chat` spans (one from each process), the approval wait and the `execute_tool` span;
+ *   (`invoke_agent`), both `chat` spans (one from each process), the approval wait and the `execute_tool` span; and a
+ *   run whose handler pauses: its `pause` span;
  *   prompts and arguments are not exported while OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is unset, and are
  *   once it says `true`;
  * - the default protocol (http/protobuf) exports too;
@@ -12,9 +13,10 @@
  */
 import http from "node:http";
 import fs from "node:fs";
+import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshPostgresDatabase, newOperatorToken, startServer, type RunningServer } from "./helpers/server";
+import { freshPostgresDatabase, newOperatorToken, root, startServer, type RunningServer } from "./helpers/server";
 import { sendJson, startRecordingServer, type RecordingServer } from "../lib/tools/invokers/testing/recording-server";
 import { script, sleep, unique } from "./helpers/kernel";
 
@@ -122,7 +124,7 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 }
 
 describe("traces of a run", () => {
-  it("one trace across a restart: request, run, turn, both chats, the approval wait and the tool call; content only when asked", async () => {
+  it("one trace across a restart: request, run, turn, both chats, the approval wait and the tool call; content only when asked; a pause", async () => {
     server = await startServer({ env: tracingEnv() });
     dataDir = server.dataDir;
     expect(server.output()).toContain(`traces: exported to ${receiver.origin} (http/json)`);
@@ -199,7 +201,7 @@ describe("traces of a run", () => {
     expect(execution.span.parentSpanId).toBe(turn.span.spanId);
     expect(execution.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": toolId, "kindgi.tool.version": "1.0.0", "kindgi.tool.transport": "http", "kindgi.tool.outcome": "completed" });
     expect(BigInt(execution.span.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(approval.span.endTimeUnixNano));
-    expect(charges.requests).toHaveLength(1);
+    expect(charges.requests.filter((received) => received.url === "/charge")).toHaveLength(1);
 
     // Content: none from the first process; the second (capture on) exports its chat's messages and the call's arguments.
     const exported = (received: Received) => JSON.stringify(received.attributes);
@@ -216,6 +218,25 @@ describe("traces of a run", () => {
       expect(exported(received)).not.toContain(key);
       expect(exported(received)).not.toContain(secretsKey);
     }
+
+    // A pause, in the second process: from the handler's pause to the answer posted to its link, under its turn.
+    const askId = unique("test.ask");
+    const ask = { id: askId, description: "Asks another system.", version: "1.0.0", input: { type: "object", properties: { notify: { type: "string" }, ref: { type: "string" } }, required: ["notify", "ref"] }, output: { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] }, mutating: false, pauses: true, network: { kind: "allowlist", hosts: [charges.hostPort] }, codeArtifactRef: { kind: "filesystem", modulePath: path.join(root, "tests/fixtures/handlers/pauser.mjs") }, projectId };
+    expect((await api(server.baseUrl, key, "POST", "/v1/tools", ask)).status).toBe(201);
+    const askerId = unique("test.asker");
+    expect((await api(server.baseUrl, key, "POST", "/v1/agents", { ...agent, id: askerId, tools: [{ id: askId, version: "^1.0.0" }] })).status).toBe(201);
+    const paused = await api(server.baseUrl, key, "POST", "/v1/runs", { agent: { id: askerId }, input: { userMessage: script({ toolCalls: [{ name: askId, arguments: { notify: `${charges.origin}/notify`, ref: "r1" } }] }, { text: "answered" }) } });
+    expect(paused.body.status, paused.text).toBe("suspended");
+    const handed = JSON.parse(charges.requests.find((received) => received.url === "/notify")!.body);
+    expect((await api(server.baseUrl, "", "POST", `/v1/waits/${handed.waitId}/complete`, { token: handed.token, output: { answer: "yes" } })).status).toBe(200);
+    const pausedRun = await until("the paused run's span", () => receiver.spans.find((received) => received.span.name === "run agent-turn" && received.attributes["kindgi.run.id"] === paused.body.id));
+    const pausedTrace = receiver.spans.filter((received) => received.span.traceId === pausedRun.span.traceId);
+    const pausedTurn = pausedTrace.find((received) => received.span.name === `invoke_agent ${askerId}`);
+    const pause = pausedTrace.find((received) => received.span.name === `pause ${askId}`);
+    expect(pause?.span.parentSpanId).toBe(pausedTurn?.span.spanId);
+    expect(pause?.attributes).toMatchObject({ "kindgi.wait.id": handed.waitId, "kindgi.wait.outcome": "completed", "gen_ai.tool.name": askId });
+    expect(pausedTrace.find((received) => received.span.name === `execute_tool ${askId}`)?.attributes["kindgi.tool.outcome"]).toBe("paused");
+
     await server.stop();
     server = null;
   });
