@@ -27,6 +27,7 @@ import type { ToolManifest } from "@/lib/tools/manifest-schema";
 import { approvalTtlMs, expiredApprovalAction, MAX_WAIT_MS, type ApprovalExpiryAction } from "@/lib/kernel/approval-policy";
 import type { ApprovalGateway, ApprovalRecord, ApprovalRequest, WaitRecord } from "@/lib/kernel/environment";
 import { isTerminalStatus } from "@/lib/kernel/types";
+import { log } from "@/lib/log";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "withdrawn", "expired"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -588,7 +589,7 @@ export function startApprovalSweeper(env: NodeJS.ProcessEnv = process.env): void
     if (sweeping) return;
     sweeping = true;
     void sweepExpired()
-      .catch((error) => console.error("[kindgi approvals] expiry sweep failed:", error instanceof Error ? error.message : error))
+      .catch((error) => log.error("the approval expiry sweep failed", { err: error }))
       .finally(() => (sweeping = false));
   }, every);
   holder.kindgiApprovalSweeper.unref();
