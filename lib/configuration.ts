@@ -37,6 +37,10 @@ export function configurationProblems(env: Record<string, string | undefined> = 
   if (compress !== undefined && compress !== "" && compress !== "0" && compress !== "1") problems.push("KINDGI_COMPRESS must be 1 (gzip responses) or 0 (leave compression to the reverse proxy)");
   const expired = env.KINDGI_APPROVAL_EXPIRED;
   if (expired !== undefined && expired !== "" && expired !== "reject" && expired !== "fail") problems.push("KINDGI_APPROVAL_EXPIRED must be reject (an expired approval goes back to the model) or fail (the turn fails)");
+  const logFormat = env.KINDGI_LOG_FORMAT?.trim().toLowerCase();
+  if (logFormat && logFormat !== "json" && logFormat !== "pretty") problems.push("KINDGI_LOG_FORMAT must be json (one JSON line per event, the default) or pretty (lines for people at a terminal)");
+  const logLevel = env.KINDGI_LOG_LEVEL?.trim().toLowerCase();
+  if (logLevel && !["debug", "info", "warn", "error"].includes(logLevel)) problems.push("KINDGI_LOG_LEVEL must be debug, info, warn or error");
   for (const [name, min, max, what] of INTEGERS) {
     const value = env[name];
     if (value === undefined || value === "") continue;

@@ -2,6 +2,7 @@ import { PrismaClient } from "@/lib/generated/prisma/client";
 import { createHash } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
 import type { PGliteThread } from "@/lib/db/pglite-thread";
+import { log } from "@/lib/log";
 
 export type Db = PrismaClient;
 /** A client or an interactive transaction: what services pass around. */
@@ -45,14 +46,14 @@ async function createDatabase(): Promise<Database> {
     const pool = new pg.Pool({ connectionString: config.url, max: Number(process.env.KINDGI_DB_POOL_SIZE ?? 10), idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS });
     // An idle connection's error (a server restart, a dropped database) must not end the process; the next query
     // opens a new connection.
-    pool.on("error", (error) => console.error(`[kindgi] database connection lost: ${error.message}`));
+    pool.on("error", (error) => log.warn("a database connection was lost", { err: error }));
     const adapter = new PrismaPg(pool, { disposeExternalPool: true, statementNameGenerator: statementName as (query: { sql: string }) => string });
     const types = { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID && format !== "binary" ? utcTimestamp : pg.types.getTypeParser(oid, format as "text")) };
     const raw: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await pool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
     // The caches' change counters (lib/services/tenant-generation.ts): one tiny statement before a cached answer and
     // one after a write, on connections of their own so that they never queue behind a busy pool's queries.
     const sidePool = new pg.Pool({ connectionString: config.url, max: SIDE_POOL_SIZE, idleTimeoutMillis: POOL_IDLE_TIMEOUT_MS });
-    sidePool.on("error", (error) => console.error(`[kindgi] database connection lost: ${error.message}`));
+    sidePool.on("error", (error) => log.warn("a database connection was lost", { err: error }));
     const side: RawQuery = async <T>(sql: string, params: readonly unknown[]) => (await sidePool.query({ name: statementName({ sql }), text: sql, values: params as unknown[], types })).rows as T[];
     return { client: withTransactionHooks(new PrismaClient({ adapter, transactionOptions })), raw, side, pools: { main: pool, side: sidePool } };
   }
@@ -112,7 +113,7 @@ function withTransactionHooks(client: PrismaClient): PrismaClient {
       const waits: Promise<void>[] = [];
       for (const hook of hooks) {
         const result = hook();
-        if (result) waits.push(result.catch((error) => console.error(`[kindgi] after a transaction: ${error instanceof Error ? error.message : String(error)}`)));
+        if (result) waits.push(result.catch((error) => log.error("a hook after a transaction failed", { err: error })));
       }
       if (waits.length) return Promise.all(waits).then(() => {});
     };

@@ -10,6 +10,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, hashRequest, releaseIdempo
 import type { Actor } from "@/lib/services/actor";
 import { authenticateApiKey, authenticateSession, sessionTokenFromCookieHeader } from "@/lib/services/authenticate";
 import { asOneRequest } from "@/lib/services/tenant-generation";
+import { addLogContext, log, withLogContext } from "@/lib/log";
 
 
 export type HandlerContext<A> = {
@@ -28,19 +29,23 @@ type NextContext = { params: Promise<Record<string, string | string[]>> };
 
 /**
  * The one route wrapper of /v1: request id → auth → params, query, body → idempotency → handler → error mapping.
- * Handlers return data; they never build an error body.
+ * Handlers return data; they never build an error body. What is logged while serving carries the request id and, once
+ * the caller is known, its tenant id (lib/log.ts).
  */
 export function route<O extends Operation>(operation: O, handler: (context: HandlerContext<ActorOf<O>>) => Promise<ApiResult | Response>) {
   // The cached reads of one request (its key, then what the handler reads) share one check of the caches' freshness.
-  return (request: Request, context: NextContext): Promise<Response> => asOneRequest(() => serve(request, context));
-  async function serve(request: Request, context: NextContext): Promise<Response> {
-    const requestId = randomUUID();
+  return (request: Request, context: NextContext): Promise<Response> => {
+    const requestId = requestIdOf(request);
+    return withLogContext({ requestId }, () => asOneRequest(() => serve(request, context, requestId)));
+  };
+  async function serve(request: Request, context: NextContext, requestId: string): Promise<Response> {
     try {
       if (operation.sameOriginOnly && !isAllowedHost(request))
         throw new AppError("host-not-allowed", `${JSON.stringify(requestHost(request))} is not a host this server answers ${new URL(request.url).pathname} for (DNS rebinding); allowed are localhost, 127.0.0.1, [::1], the host of KINDGI_PUBLIC_URL and those in KINDGI_ALLOWED_HOSTS or KINDGI_ALLOWED_ORIGINS`);
       if (operation.sameOriginOnly && request.headers.has("origin") && !isAllowedOrigin(request))
         throw new AppError("origin-not-allowed", `${JSON.stringify(request.headers.get("origin"))} is not an allowed origin for ${new URL(request.url).pathname}; allowed are this server's own origin and KINDGI_ALLOWED_ORIGINS`);
       const actor = (await authenticate(operation, request)) as ActorOf<O>;
+      if (actor) addLogContext({ tenantId: (actor as Actor).tenantId });
       const params = operation.params ? validateParams(operation, pathParams(await context?.params)) : NO_PARAMS;
       // A request without a query string has nothing to check (no query parameter is required).
       const query = request.url.includes("?") ? validateQuery(operation, new URL(request.url).searchParams) : {};
@@ -75,6 +80,14 @@ export function route<O extends Operation>(operation: O, handler: (context: Hand
   }
 }
 
+/** A request id the caller sent (X-Request-Id) when it is a sane token, else a new one. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id")?.trim();
+  return given && REQUEST_ID.test(given) ? given : randomUUID();
+}
+/** Up to 128 letters, digits and `.`, `_`, `:`, `-` (a UUID, a proxy's trace id). */
+const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const NO_BODY = Object.freeze({ body: undefined, text: undefined });
 
@@ -98,7 +111,7 @@ function toResponse(result: ApiResult | Response, requestId: string): Response {
 /** The error envelope; an unexpected exception becomes a 500 whose details stay in the server log. */
 export function errorResponse(error: unknown, requestId: string, shape?: "openai"): Response {
   const appError = isAppError(error) ? error : null;
-  if (!appError) console.error(`[kindgi] request ${requestId} failed:`, error instanceof Error ? error.stack ?? error.message : error);
+  if (!appError) log.error("a request failed unexpectedly", { requestId, err: error });
   const envelope = appError
     ? { error: { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}), requestId } }
     : { error: { code: "internal-server-error", message: `unexpected error; the server log has it under request id ${requestId}`, requestId } };

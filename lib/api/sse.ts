@@ -7,6 +7,7 @@ import { baseHeaders } from "@/lib/api/respond";
 import type { JournalEvent } from "@/lib/kernel/types";
 import type { LiveDelta } from "@/lib/services/live-deltas";
 import type { RunStreamItem } from "@/lib/services/runs";
+import { log } from "@/lib/log";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -28,7 +29,7 @@ export function sseResponse(frames: AsyncGenerator<string | null>, signal: Abort
         controller.enqueue(encoder.encode("retry: 1000\n\n"));
         for await (const frame of frames) if (frame) controller.enqueue(encoder.encode(frame));
       } catch (error) {
-        if (!signal.aborted) console.error(`[kindgi] ${what} failed:`, error instanceof Error ? error.message : error);
+        if (!signal.aborted) log.error(`${what} failed`, { err: error });
       } finally {
         clearInterval(heartbeat);
         try {

@@ -15,6 +15,7 @@
 import { Worker } from "node:worker_threads";
 import { messages, Mutex, TransactionAbortedError, type PGlite, type Results, type Transaction } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { log } from "@/lib/log";
 
 type Parser = (text: string, typeId: number) => unknown;
 type QueryOptions = { rowMode?: "array" | "object"; parsers?: Record<number, Parser> };
@@ -143,7 +144,7 @@ export class PGliteThread {
       this.#waiting.clear();
     };
     this.#worker.on("error", (error) => {
-      console.error(`[kindgi] the database thread failed: ${error.message}`);
+      log.error("the database thread failed", { err: error });
       end(new Error(`the database thread failed: ${error.message}`));
     });
     this.#worker.on("exit", (code) => end(new Error(`the database thread ended (exit code ${code})`)));

@@ -11,6 +11,7 @@ import { advanceRun, endExecution, LeaseLost, type TurnContext, type TurnSession
 import type { KernelEnvironment } from "@/lib/kernel/environment";
 import type { CommitPlan, KernelStore, KernelTx } from "@/lib/kernel/store";
 import { isRunnableStatus, type NewEvent } from "@/lib/kernel/types";
+import { addLogContext, log, withLogContext } from "@/lib/log";
 
 export type WorkerOptions = {
   /** How long a lease lasts without renewal (KINDGI_RUN_LEASE_MS, default 30000). */
@@ -96,7 +97,7 @@ export class KernelWorker {
       const claimed = await this.store.claim(this.id, this.options.leaseMs, free);
       for (const run of claimed) void this.execute(run.id, { resumedFrom: run.previousOwner });
     } catch (error) {
-      console.error("[kindgi kernel] claiming runs failed:", error instanceof Error ? error.message : error);
+      log.error("claiming runs failed", { err: error });
     } finally {
       this.polling = false;
     }
@@ -113,7 +114,8 @@ export class KernelWorker {
     const controller = new AbortController();
     const around = this.hooks.around;
     const execution = () => this.loop(runId, controller, options);
-    const done = (around ? around(runId, execution) : execution()).finally(() => this.active.delete(runId));
+    // What is logged while the run executes carries its id and tenant (and the id of the request that started it, if any).
+    const done = withLogContext({ runId, tenantId: options.session?.run?.tenantId }, () => (around ? around(runId, execution) : execution())).finally(() => this.active.delete(runId));
     this.active.set(runId, { controller, done });
     return done;
   }
@@ -135,6 +137,7 @@ export class KernelWorker {
         const run = await this.store.loadRun(runId);
         if (!run || !isRunnableStatus(run.status)) return { settledRow: null };
         session.run = run;
+        addLogContext({ tenantId: run.tenantId });
         if (run.lastSeq > 1) {
           const resumed = await ctx.store.append(runId, this.id, { events: [{ type: "run-resumed", data: { worker: this.id, previousWorker: options.resumedFrom ?? null } }] });
           if (resumed) run.lastSeq = resumed.seqs[resumed.seqs.length - 1];
@@ -164,7 +167,7 @@ export class KernelWorker {
 
   /** An unexpected error ends the run as failed (`internal-error`); the details go to the server log only. */
   private async failUnexpectedly(runId: string, error: unknown): Promise<void> {
-    console.error(`[kindgi kernel] run ${runId} failed unexpectedly:`, error);
+    log.error("a run failed unexpectedly", { runId, err: error });
     const failure = { code: "internal-error" as const, message: "the run failed unexpectedly; the details are in the server log" };
     await this.notifying(runId)
       .commit(runId, this.id, async () => ({ events: [{ type: "run-failed", data: { failure } }], patch: { status: "failed", finishedAt: this.env.now(), failure } }))

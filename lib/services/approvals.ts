@@ -28,6 +28,7 @@ import { approvalTtlMs, expiredApprovalAction, MAX_WAIT_MS, type ApprovalExpiryA
 import type { ApprovalGateway, ApprovalRecord, ApprovalRequest, WaitRecord } from "@/lib/kernel/environment";
 import { isTerminalStatus } from "@/lib/kernel/types";
 import { traceRunEnded } from "@/lib/services/tracing";
+import { log } from "@/lib/log";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "withdrawn", "expired"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -590,7 +591,7 @@ export function startApprovalSweeper(env: NodeJS.ProcessEnv = process.env): void
     if (sweeping) return;
     sweeping = true;
     void sweepExpired()
-      .catch((error) => console.error("[kindgi approvals] expiry sweep failed:", error instanceof Error ? error.message : error))
+      .catch((error) => log.error("the approval expiry sweep failed", { err: error }))
       .finally(() => (sweeping = false));
   }, every);
   holder.kindgiApprovalSweeper.unref();

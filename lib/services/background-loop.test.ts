@@ -8,7 +8,8 @@ describe("background loop", () => {
     let active = 0;
     let maxActive = 0;
     const passes: number[] = [];
-    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation(((line: string) => written.push(line) > 0) as typeof process.stdout.write);
     const loop = startBackgroundLoop("test loop", 60_000, async () => {
       active += 1;
       maxActive = Math.max(maxActive, active);
@@ -24,11 +25,11 @@ describe("background loop", () => {
     await tick(100);
     expect(passes).toHaveLength(2);
     expect(maxActive).toBe(1);
-    expect(error).toHaveBeenCalledWith("[kindgi] the test loop pass failed:", "boom");
+    expect(written.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ level: "error", msg: "the test loop pass failed", loop: "test loop", err: expect.objectContaining({ message: "boom" }) }));
     loop.wake(); // between passes (the loop sleeps 60 s): a pass at once
     await tick(60);
     expect(passes).toHaveLength(3);
-    error.mockRestore();
+    stdout.mockRestore();
   });
 
   it("sleeps as long as the pass asks", async () => {

@@ -3,6 +3,8 @@
  * next after the sleep the pass asks for, and at once when woken during or between passes (work queued in this
  * process). A failing pass is logged and the loop goes on.
  */
+import { log } from "@/lib/log";
+
 export type BackgroundLoop = { wake: () => void };
 
 /** Starts the loop. `pass` answers how long to sleep before the next pass (null: `defaultSleepMs`). */
@@ -21,7 +23,7 @@ export function startBackgroundLoop(name: string, defaultSleepMs: number, pass: 
     try {
       sleepMs = (await pass()) ?? defaultSleepMs;
     } catch (error) {
-      console.error(`[kindgi] the ${name} pass failed:`, error instanceof Error ? error.message : error);
+      log.error(`the ${name} pass failed`, { loop: name, err: error });
     } finally {
       running = false;
       timer = setTimeout(() => void run(), again ? 0 : sleepMs);

@@ -25,6 +25,7 @@
 import { randomBytes } from "node:crypto";
 import { databaseConfig } from "@/lib/db/config";
 import { eventBus, installEventBus, LocalBus, type BusListener, type EventBus } from "@/lib/services/event-bus";
+import { log } from "@/lib/log";
 
 export const BUS_CHANNEL = "kindgi_bus";
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
@@ -222,7 +223,7 @@ export class PostgresBus implements EventBus {
     this.local = options.local ?? new LocalBus();
     this.channel = options.channel ?? BUS_CHANNEL;
     this.windowMs = options.windowMs ?? SEND_WINDOW_MS;
-    this.log = options.log ?? ((line) => console.error(`[kindgi] ${line}`));
+    this.log = options.log ?? ((line) => log.warn(line));
     this.ready = new Promise((resolve) => (this.markReady = resolve));
     void this.connect();
   }

@@ -15,6 +15,7 @@
  * and came back): it catches up from the database.
  */
 import { EventEmitter } from "node:events";
+import { log } from "@/lib/log";
 
 export type BusListener = (message: unknown | null) => void;
 
@@ -49,7 +50,7 @@ export class LocalBus implements EventBus {
       try {
         listener(topic, message);
       } catch (error) {
-        console.error(`[kindgi] a listener of ${prefix}* failed:`, error instanceof Error ? error.message : error);
+        log.error("an event bus listener failed", { topic: `${prefix}*`, err: error });
       }
     }
     this.emitter.emit(topic, message);
@@ -80,7 +81,7 @@ export class LocalBus implements EventBus {
       try {
         listener(message);
       } catch (error) {
-        console.error(`[kindgi] a listener of ${topic} failed:`, error instanceof Error ? error.message : error);
+        log.error("an event bus listener failed", { topic, err: error });
       }
     };
     this.emitter.on(topic, safe);

@@ -20,6 +20,7 @@ import { startBackgroundLoop, type BackgroundLoop } from "@/lib/services/backgro
 import { eventBus } from "@/lib/services/event-bus";
 import { instantiateEmbeddingProvider, providersForProject } from "@/lib/services/model-providers";
 import { watchTenantChanges } from "@/lib/services/tenant-generation";
+import { log } from "@/lib/log";
 
 /** The bus topic a new fact is announced on: it wakes every replica's embedder. */
 const EMBED_TOPIC = "facts:embed";
@@ -160,7 +161,7 @@ export async function embedPendingFacts(only?: readonly ProjectRef[]): Promise<{
         failed += batch.length;
         const message = error instanceof Error ? error.message : String(error);
         await failBatch(batch, message);
-        console.error(`[kindgi] embedding ${batch.length} facts of project ${projectId} with ${route.decision.providerId}/${route.decision.model} failed (tried again later): ${message}`);
+        log.warn("embedding facts failed (tried again later)", { tenantId, projectId, facts: batch.length, providerId: route.decision.providerId, model: route.decision.model, err: error instanceof Error ? error : message });
         break;
       }
     }

@@ -11,6 +11,7 @@ import { eventBus } from "@/lib/services/event-bus";
 import { trackDeltas } from "@/lib/services/live-deltas";
 import { observeTurn } from "@/lib/services/metrics";
 import { traceJournaled, withRunTrace } from "@/lib/services/tracing";
+import { log } from "@/lib/log";
 
 /**
  * Tells every stream and waiting request, on every replica, that the run's journal grew (after the commit), up to
@@ -25,13 +26,20 @@ const holder = globalThis as unknown as { kindgiKernel?: KernelWorker };
 /** The worker of this process (created on first use; `startKernel` also makes it poll). */
 export function getKernel(): KernelWorker {
   // The approval gate and pauses are on in the product; the turn loop's own tests run without them.
+  // Each execution's end is logged (with the run's id and tenant from the worker's log context); each is traced.
   holder.kindgiKernel ??= new KernelWorker(dbKernelStore, { ...dbKernelEnvironment, approvals: dbApprovalGateway }, workerOptionsFromEnv(), {
     committed: announceRun,
-    executed: (_runId, ms, outcome) => observeTurn(ms / 1000, outcome),
+    executed: executionEnded,
     journaled: traceJournaled,
     around: withRunTrace,
   });
   return holder.kindgiKernel;
+}
+
+/** An execution of a run ended: `settled` (completed, failed or waiting for an approval) or `stopped` (lease lost, cancelled). */
+function executionEnded(_runId: string, ms: number, outcome: "settled" | "stopped"): void {
+  observeTurn(ms / 1000, outcome);
+  log.info("a run's execution ended", { outcome, ms: Math.round(ms) });
 }
 
 /**

@@ -24,6 +24,7 @@ import { openValue, sealValue } from "@/lib/services/secrets";
 import { newestFirstPage, newestFirstWhere } from "@/lib/services/triggers";
 import { newSigningSecret } from "@/lib/services/webhooks";
 import { addressCategory, checkDestination, isMetadataHostName, pinnedLookup, ToolNetworkError, type Destination } from "@/lib/tools/network-policy";
+import { log } from "@/lib/log";
 
 export const NOTIFICATION_EVENTS = ["approval.requested", "approval.decided"] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
@@ -301,7 +302,7 @@ export async function dispatchDueNotifications(): Promise<number> {
       ORDER BY "nextAttemptAt" LIMIT 20 FOR UPDATE SKIP LOCKED
     )
     RETURNING id`;
-  await Promise.all(claimed.map(({ id }) => deliver(id).catch((error) => console.error(`[kindgi] notification ${id} could not be sent:`, error instanceof Error ? error.message : error))));
+  await Promise.all(claimed.map(({ id }) => deliver(id).catch((error) => log.error("a notification could not be sent", { deliveryId: id, err: error }))));
   return claimed.length;
 }
 

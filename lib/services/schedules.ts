@@ -17,6 +17,7 @@ import { type Actor, projectFilter, requireTriggerWrite } from "@/lib/services/a
 import { audit } from "@/lib/services/audit";
 import { createRun } from "@/lib/services/runs";
 import { failureOf, newestFirstPage, newestFirstWhere, nextTriggerStatus, resolveTriggerAgent, runStatuses, triggerOwnerActor, type TriggerStatus } from "@/lib/services/triggers";
+import { log } from "@/lib/log";
 
 export type CreateScheduleInput = {
   projectId?: string;
@@ -234,7 +235,7 @@ export async function fireDueSchedules(now = new Date()): Promise<number> {
   const db = await getDb();
   const due = await db.schedule.findMany({ where: { status: "active", nextFireAt: { lte: now } }, orderBy: { nextFireAt: "asc" }, take: 50 });
   for (const schedule of due) {
-    await fireSchedule(schedule, now).catch((error) => console.error(`[kindgi] schedule ${schedule.id} could not fire:`, error instanceof Error ? error.message : error));
+    await fireSchedule(schedule, now).catch((error) => log.error("a schedule could not fire", { scheduleId: schedule.id, tenantId: schedule.tenantId, err: error }));
   }
   return due.length;
 }

@@ -6,6 +6,7 @@ import { type Actor, authorizeTenantWide } from "@/lib/services/actor";
 import { audit } from "@/lib/services/audit";
 import { decryptSecret, encryptSecret, loadSecretsKey, secretAad } from "@/lib/secrets/crypto";
 import { bumpGeneration } from "@/lib/services/tenant-generation";
+import { log } from "@/lib/log";
 
 export type SecretView = { name: string; version: number; createdAt: string };
 
@@ -17,7 +18,7 @@ function secretsKey(): Buffer {
   const config = databaseConfig();
   try {
     const loaded = loadSecretsKey(process.env, { dataDir: config.kind === "pglite" ? config.dataDir : undefined });
-    if (loaded.generated) console.warn("[kindgi] KINDGI_SECRETS_KEY is not set: generated a key file beside the data folder. Back it up with the data.");
+    if (loaded.generated) log.warn("KINDGI_SECRETS_KEY is not set: generated a key file beside the data folder. Back it up with the data.");
     cache.kindgiSecretsKey = loaded.key;
     return loaded.key;
   } catch (error) {

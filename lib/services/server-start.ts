@@ -12,12 +12,17 @@ import { startFactEmbedder } from "@/lib/services/fact-embeddings";
 import { startTracing } from "@/lib/services/tracing";
 import { sessionSecretProblem } from "@/lib/secrets/session-secret";
 import { sandboxAvailability } from "@/lib/tools/sandbox/bwrap";
+import { log } from "@/lib/log";
 
 /** How long a start waits for the event bus's listening connection before it goes on without it. */
 const BUS_START_WAIT_MS = 5000;
 
-/** Prints the first tenant's credentials once, when this start created them. */
-export function printBootstrap(created: CreatedTenant, print: (line: string) => void = console.log): void {
+/**
+ * Prints the first tenant's credentials once, when this start created them: on stderr, as text for the person who
+ * started the server, never in the log on stdout (whose lines carry no secret); the log says that it happened.
+ */
+export function printBootstrap(created: CreatedTenant, print: (line: string) => void = (line) => void process.stderr.write(`${line}\n`)): void {
+  log.info("created the first tenant; what to sign in with is printed once on stderr", { tenantId: created.tenant.id, projectId: created.project.id });
   print("");
   print("Kindgi: created the first tenant. Keep these; they are not shown again:");
   print(`  tenant id:      ${created.tenant.id}`);
@@ -40,11 +45,11 @@ export function printBootstrap(created: CreatedTenant, print: (line: string) => 
 export async function startServer(): Promise<void> {
   assertConfiguration();
   // Traces first, so that every request is traced (nothing is made when the OTEL_* variables do not ask for it).
-  console.log(`kindgi: ${await startTracing()}`);
+  log.info(await startTracing());
   // Without a session key (PostgreSQL and neither KINDGI_SESSION_SECRET nor KINDGI_SECRETS_KEY) the API still serves
   // API keys; the console's sign-in says what to set.
   const sessionProblem = sessionSecretProblem();
-  if (sessionProblem) console.warn(`kindgi: console sign-in is off: ${sessionProblem}`);
+  if (sessionProblem) log.warn(`console sign-in is off: ${sessionProblem}`);
   // On PostgreSQL the event bus listens before this server answers, so that it hears what other replicas publish from
   // its first request on (it goes on trying to connect in the background if the database is slow to answer).
   await Promise.race([startEventBus(), new Promise((resolve) => setTimeout(resolve, BUS_START_WAIT_MS).unref())]);
@@ -80,18 +85,19 @@ async function bootstrapOnce(): Promise<CreatedTenant | null> {
     return created;
   }
   const { withStartupLock } = await import("@/lib/db/startup-lock.mjs");
-  return withStartupLock(config.url, () => bootstrapFirstTenant(), { onWait: () => console.log("kindgi: another server is starting on this database; waiting for its first tenant…") });
+  return withStartupLock(config.url, () => bootstrapFirstTenant(), { onWait: () => log.info("another server is starting on this database; waiting for its first tenant") });
 }
 
 /**
- * {@link startServer}, or, when it fails, the message on stderr and exit code 1: a server that cannot start must not
- * stay up with every request failing on the same error.
+ * {@link startServer}, or, when it fails, the message on stderr (and as an error in the log) and exit code 1: a server
+ * that cannot start must not stay up with every request failing on the same error.
  */
 export async function startServerOrExit(): Promise<void> {
   try {
     await startServer();
   } catch (error) {
-    console.error(`kindgi: the server cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    log.error("the server cannot start", { err: error });
+    process.stderr.write(`kindgi: the server cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }

@@ -32,6 +32,7 @@ import { databaseConfig } from "@/lib/db/config";
 import { afterTransaction, getSideQuery, type DbTx } from "@/lib/db";
 import { eventBus } from "@/lib/services/event-bus";
 import { startEventBus } from "@/lib/services/event-bus-postgres";
+import { log } from "@/lib/log";
 
 /** The longest a cached value is served after its load started, whatever the counters and notifications say. */
 export const CACHE_TTL_MS = 1000;
@@ -106,7 +107,7 @@ function tellWatchers(tenantId: string | null): void {
     try {
       watcher(tenantId);
     } catch (error) {
-      console.error("[kindgi] a watcher of tenant changes failed:", error instanceof Error ? error.message : error);
+      log.error("a watcher of tenant changes failed", { err: error });
     }
   }
 }
@@ -257,7 +258,7 @@ const counterAdvance = createAnnouncer(
     }
     eventBus().publish(GENERATION_TOPIC, announcement);
   },
-  (error) => console.error(`[kindgi] could not tell the other servers of a change (they see it within ${CACHE_TTL_MS} ms): ${error instanceof Error ? error.message : String(error)}`),
+  (error) => log.error(`could not tell the other servers of a change (they see it within ${CACHE_TTL_MS} ms)`, { err: error }),
   0,
 );
 

@@ -26,6 +26,7 @@
 import { randomBytes } from "node:crypto";
 import { context, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import { getDb } from "@/lib/db";
+import { log } from "@/lib/log";
 import type { ModelRequest, ModelResponse } from "@/lib/models/provider";
 import type { NewEvent } from "@/lib/kernel/types";
 
@@ -293,7 +294,7 @@ export function traceJournaled(runId: string, events: readonly NewEvent[], at: D
     return;
   }
   if (ended) state.known.delete(runId);
-  void traceWaitsAndEnd(runId, waits, ended, at).catch((error) => console.error(`[kindgi] a trace of run ${runId} could not be exported: ${error instanceof Error ? error.message : String(error)}`));
+  void traceWaitsAndEnd(runId, waits, ended, at).catch((error) => log.warn("a run's trace could not be exported", { runId, err: error }));
 }
 
 /** The run span and turn span of a run that ended outside the kernel's commits (cancelled by a person). */

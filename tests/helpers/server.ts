@@ -20,7 +20,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export type RunningServer = { baseUrl: string; process: ChildProcessByStdio<null, Readable, Readable>; output: () => string; stop: () => Promise<void>; dataDir?: string };
+/** `output`: what the server wrote on stdout and stderr, interleaved as it came; `stdout`: what it wrote on stdout only (its log). */
+export type RunningServer = { baseUrl: string; process: ChildProcessByStdio<null, Readable, Readable>; output: () => string; stdout: () => string; stop: () => Promise<void>; dataDir?: string };
 
 /**
  * Starts the product the way a user does (`node scripts/start.mjs`, i.e. `npm start`) on 127.0.0.1 and a free port,
@@ -38,7 +39,11 @@ export async function startServer(options: { env?: Record<string, string | undef
   if (dataDir) env.KINDGI_DATA_DIR = path.join(dataDir, "pgdata");
   const child: ChildProcessByStdio<null, Readable, Readable> = spawn(process.execPath, [path.join(root, "scripts/start.mjs")], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk;
+    stdout += chunk;
+  });
   child.stderr.on("data", (chunk: Buffer) => (output += chunk));
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -64,7 +69,7 @@ export async function startServer(options: { env?: Record<string, string | undef
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     try {
       const response = await fetch(`${baseUrl}/health`);
-      if (response.ok) return { baseUrl, process: child, output: () => output, stop, dataDir };
+      if (response.ok) return { baseUrl, process: child, output: () => output, stdout: () => stdout, stop, dataDir };
     } catch {
       // not listening yet
     }

@@ -16,7 +16,7 @@ export const errorEnvelopeSchema = {
         code: { type: "string", description: "Stable machine-readable discriminant (kebab-case)." },
         message: { type: "string" },
         details: { type: "object", additionalProperties: true, description: "Optional, kind-specific; `issues` lists problems with JSON pointers." },
-        requestId: { type: "string", description: "Server-assigned request id; also in the X-Request-Id header." },
+        requestId: { type: "string", description: "The request id: the caller's X-Request-Id when it is a token of up to 128 letters, digits and `._:-`, else one the server assigned; also in the X-Request-Id response header." },
       },
     },
   },

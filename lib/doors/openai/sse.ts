@@ -1,3 +1,5 @@
+import { log } from "@/lib/log";
+
 /** A generator of SSE frames as a streamed response (the OpenAI-compatible routes' streams). */
 export function frameStream(frames: AsyncGenerator<string>, signal: AbortSignal, runId: string, what: string): Response {
   const encoder = new TextEncoder();
@@ -8,7 +10,7 @@ export function frameStream(frames: AsyncGenerator<string>, signal: AbortSignal,
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(next.value));
       } catch (error) {
-        if (!signal.aborted) console.error(`[kindgi] the ${what} of run ${runId} failed:`, error instanceof Error ? error.message : error);
+        if (!signal.aborted) log.error(`the ${what} of a run failed`, { runId, err: error });
         controller.close();
       }
     },

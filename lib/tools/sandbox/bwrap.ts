@@ -22,6 +22,7 @@ import type { NetworkPolicy } from "@/lib/tools/manifest-schema";
 import { defaultArtifactCacheDir } from "@/lib/tools/oci/config";
 import { SANDBOX_EGRESS_DIR } from "./egress-preamble";
 import { egressRoot, startEgressProxy, type EgressProxy } from "./egress-proxy";
+import { log } from "@/lib/log";
 
 /** The uid and gid code runs as inside a sandbox (`nobody`). */
 const SANDBOX_ID = "65534";
@@ -45,7 +46,7 @@ const shared = globalThis as unknown as Record<symbol, Promise<Availability> | u
  */
 export function sandboxAvailability(): Promise<Availability> {
   shared[PROBE] ??= probe().then((availability) => {
-    if (!availability.ok) console.error(`kindgi: ${availability.message}`);
+    if (!availability.ok) log.warn(availability.message);
     return availability;
   });
   return shared[PROBE];
