@@ -182,6 +182,16 @@ describe.skipIf(kindgi().backend !== "postgresql")("the deployment: nginx (deplo
     expect(other.body.error.code).toBe("host-not-allowed");
   });
 
+  it("gives each request one id, nginx's or the client's, that the replica answers and logs under", async () => {
+    const own = await viaNginx("GET", "/v1/whoami");
+    // nginx's $request_id: 32 hex digits (the replica would make a UUID).
+    expect(own.headers.get("x-request-id")).toMatch(/^[0-9a-f]{32}$/);
+    const given = await viaNginx("GET", "/v1/runs/00000000-0000-4000-8000-000000000000", undefined, { "X-Request-Id": "client-trace-42" });
+    expect(given.status).toBe(404);
+    expect(given.headers.get("x-request-id")).toBe("client-trace-42");
+    expect(given.body.error.requestId).toBe("client-trace-42");
+  });
+
   it("one replica killed mid-run: every run completes, each mutating call executed once per key, every stream ends whole", async () => {
     const tool = httpTool(receiver, { mutating: true, effects: [{ kind: "writes" }], description: "Charges a card (slowly)." }, { urlTemplate: `${receiver.origin}/charge` });
     const registered = await viaNginx("POST", "/v1/tools", { ...tool, projectId: tenant.projectId });
