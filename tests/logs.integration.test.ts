@@ -12,7 +12,8 @@ let json: OwnServer;
 let pretty: OwnServer;
 
 beforeAll(async () => {
-  [json, pretty] = await Promise.all([startOwnServer(), startOwnServer({ KINDGI_LOG_FORMAT: "pretty" })]);
+  // Each run execution's end is a debug line: both servers log from debug on.
+  [json, pretty] = await Promise.all([startOwnServer({ KINDGI_LOG_LEVEL: "debug" }), startOwnServer({ KINDGI_LOG_FORMAT: "pretty", KINDGI_LOG_LEVEL: "debug" })]);
 }, 240_000);
 
 afterAll(async () => {
@@ -47,7 +48,7 @@ describe("the log in JSON (the default)", () => {
       return record as Record<string, unknown>;
     });
     const ofRequest = records.filter((record) => record.requestId === requestId);
-    expect(ofRequest).toContainEqual(expect.objectContaining({ level: "info", msg: "a run's execution ended", requestId, tenantId: tenant.tenantId, runId, outcome: "settled" }));
+    expect(ofRequest).toContainEqual(expect.objectContaining({ level: "debug", msg: "a run's execution ended", requestId, tenantId: tenant.tenantId, runId, outcome: "settled" }));
     expect(Object.keys(ofRequest[0]).slice(0, 6)).toEqual(["level", "time", "msg", "requestId", "tenantId", "runId"]);
     // Next.js's banner comes through as log lines of its own.
     expect(records.some((record) => record.source === "next")).toBe(true);
@@ -78,7 +79,7 @@ describe("KINDGI_LOG_FORMAT=pretty", () => {
     await expect.poll(() => pretty.server.stdout(), { timeout: 10_000 }).toContain(requestId);
     const line = lines(pretty.server.stdout()).find((candidate) => candidate.includes(requestId))!;
     expect(() => JSON.parse(line)).toThrow();
-    expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  a run's execution ended requestId=${requestId.replace(".", "\\.")} tenantId=${tenant.tenantId} runId=${runId} outcome=settled ms=\\d+$`));
+    expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} DEBUG a run's execution ended requestId=${requestId.replace(".", "\\.")} tenantId=${tenant.tenantId} runId=${runId} outcome=settled ms=\\d+$`));
     expect(pretty.server.stdout()).not.toContain(tenant.key);
   });
 });

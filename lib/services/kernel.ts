@@ -39,7 +39,7 @@ export function getKernel(): KernelWorker {
 /** An execution of a run ended: `settled` (completed, failed or waiting for an approval) or `stopped` (lease lost, cancelled). */
 function executionEnded(_runId: string, ms: number, outcome: "settled" | "stopped"): void {
   observeTurn(ms / 1000, outcome);
-  log.info("a run's execution ended", { outcome, ms: Math.round(ms) });
+  log.debug("a run's execution ended", { outcome, ms: Math.round(ms) });
 }
 
 /**
