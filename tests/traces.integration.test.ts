@@ -159,8 +159,13 @@ describe("traces of a run", () => {
     expect((await api(server.baseUrl, key, "POST", `/v1/approvals/${pending.body.data[0].id}/complete`, { decision: "approve" })).status).toBe(200);
     await until("the run to complete", async () => ((await api(server!.baseUrl, key, "GET", `/v1/runs/${runId}`)).body.status === "completed" ? true : undefined));
     const runSpan = await until("the run span", () => receiver.spans.find((received) => received.span.name === "run agent-turn" && received.attributes["kindgi.run.id"] === runId));
+    // Spans come in batches, in no particular order: wait for every one expected.
+    const expected: [string, number][] = [[`invoke_agent ${agentId}`, 1], ["chat ", 2], [`await_approval ${toolId}`, 1], [`execute_tool ${toolId}`, 1]];
+    const ofTheRun = () => receiver.spans.filter((received) => received.span.traceId === runSpan.span.traceId);
+    const count = (prefix: string) => ofTheRun().filter((received) => received.span.name.startsWith(prefix)).length;
+    await until("every span of the run", () => (expected.every(([prefix, times]) => count(prefix) >= times) ? true : undefined));
 
-    const trace = receiver.spans.filter((received) => received.span.traceId === runSpan.span.traceId);
+    const trace = ofTheRun();
     const byName = (prefix: string) => trace.filter((received) => received.span.name.startsWith(prefix));
     expect(runSpan.service).toBe("kindgi-under-test");
     expect(runSpan.attributes).toMatchObject({ "kindgi.run.kind": "agent-turn", "kindgi.run.status": "completed", "kindgi.run.origin": "api-key", "gen_ai.agent.id": agentId });
@@ -230,12 +235,12 @@ describe("traces of a run", () => {
     const handed = JSON.parse(charges.requests.find((received) => received.url === "/notify")!.body);
     expect((await api(server.baseUrl, "", "POST", `/v1/waits/${handed.waitId}/complete`, { token: handed.token, output: { answer: "yes" } })).status).toBe(200);
     const pausedRun = await until("the paused run's span", () => receiver.spans.find((received) => received.span.name === "run agent-turn" && received.attributes["kindgi.run.id"] === paused.body.id));
-    const pausedTrace = receiver.spans.filter((received) => received.span.traceId === pausedRun.span.traceId);
-    const pausedTurn = pausedTrace.find((received) => received.span.name === `invoke_agent ${askerId}`);
-    const pause = pausedTrace.find((received) => received.span.name === `pause ${askId}`);
+    const pausedTrace = () => receiver.spans.filter((received) => received.span.traceId === pausedRun.span.traceId);
+    const pausedTurn = await until("the paused run's turn", () => pausedTrace().find((received) => received.span.name === `invoke_agent ${askerId}`));
+    const pause = await until("the pause span", () => pausedTrace().find((received) => received.span.name === `pause ${askId}`));
     expect(pause?.span.parentSpanId).toBe(pausedTurn?.span.spanId);
     expect(pause?.attributes).toMatchObject({ "kindgi.wait.id": handed.waitId, "kindgi.wait.outcome": "completed", "gen_ai.tool.name": askId });
-    expect(pausedTrace.find((received) => received.span.name === `execute_tool ${askId}`)?.attributes["kindgi.tool.outcome"]).toBe("paused");
+    expect(pausedTrace().find((received) => received.span.name === `execute_tool ${askId}`)?.attributes["kindgi.tool.outcome"]).toBe("paused");
 
     await server.stop();
     server = null;
